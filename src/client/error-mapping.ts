@@ -1,0 +1,70 @@
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { describeError, SwitchboardError } from '../core/errors.js';
+
+/**
+ * Turns what the SDK throws into SwitchboardErrors, by the SDK's error *codes* (never by
+ * message text). JSON-RPC errors from the server keep their numeric code in `details.rpcCode`.
+ */
+export function mapSdkError(error: unknown, server: string, method: string): SwitchboardError {
+  if (error instanceof SwitchboardError) return error;
+  if (error instanceof SdkHttpError) {
+    const data = error.data as { text?: unknown };
+    const body = typeof data.text === 'string' ? excerpt(data.text) : undefined;
+    const status = error.status;
+    const hint =
+      status === 401 || status === 403
+        ? "Check the server's credentials (headers or auth settings)."
+        : status === 404
+          ? 'Check the URL; a legacy session may also have expired.'
+          : status >= 500
+            ? 'The server failed; see its logs, then retry.'
+            : 'The server rejected the request; check the URL and the protocol setting.';
+    return new SwitchboardError(
+      'UPSTREAM_HTTP',
+      `Server "${server}" answered ${method} with HTTP ${status}${body ? `: ${body}` : ''}. ${hint}`,
+      { cause: error, details: { server, status, ...(body !== undefined && { body }) } },
+    );
+  }
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+      case SdkErrorCode.SendFailed:
+        return new SwitchboardError(
+          'UPSTREAM_DISCONNECTED',
+          `Server "${server}" disconnected before answering ${method}. Reconnect, and check the server's log if it keeps happening.`,
+          { cause: error, details: { server } },
+        );
+      case SdkErrorCode.RequestTimeout:
+        return new SwitchboardError(
+          'REQUEST_TIMEOUT',
+          `Server "${server}" did not answer ${method} in time. Raise timeouts.request for this server if it is just slow.`,
+          { cause: error, details: { server } },
+        );
+      default:
+        return new SwitchboardError('UPSTREAM_ERROR', `Server "${server}", ${method}: ${error.message}`, {
+          cause: error,
+          details: { server, sdkCode: error.code },
+        });
+    }
+  }
+  if (error instanceof ProtocolError) {
+    return new SwitchboardError(
+      'UPSTREAM_ERROR',
+      `Server "${server}" returned an error for ${method}: ${error.message}`,
+      {
+        cause: error,
+        details: { server, rpcCode: error.code, rpcData: error.data },
+      },
+    );
+  }
+  return new SwitchboardError('UPSTREAM_ERROR', `Server "${server}", ${method}: ${describeError(error)}`, {
+    cause: error,
+    details: { server },
+  });
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}

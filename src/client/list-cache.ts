@@ -1,0 +1,70 @@
+/**
+ * Cached lists (tools, resources, templates, prompts) of one connection. A list is fetched
+ * once, served from memory, and dropped when the server says it changed. Fetches for the
+ * same kind are shared, and a change during a fetch makes that fetch's answer stale.
+ */
+export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+/** A complete list, or as much of it as the page cap allowed. */
+export interface ListSnapshot<T> {
+  readonly items: readonly T[];
+  /** True when the server still had pages after the cap: the list is incomplete. */
+  readonly truncated: boolean;
+}
+
+interface Entry {
+  value?: ListSnapshot<unknown>;
+  inflight?: Promise<ListSnapshot<unknown>>;
+  generation: number;
+}
+
+export class ListCache {
+  private readonly entries = new Map<ListKind, Entry>();
+
+  private entry(kind: ListKind): Entry {
+    let e = this.entries.get(kind);
+    if (!e) {
+      e = { generation: 0 };
+      this.entries.set(kind, e);
+    }
+    return e;
+  }
+
+  peek<T>(kind: ListKind): ListSnapshot<T> | undefined {
+    return this.entries.get(kind)?.value as ListSnapshot<T> | undefined;
+  }
+
+  /** Returns the cached list, or runs `fetch` (once, even for concurrent callers). */
+  async get<T>(kind: ListKind, fetch: () => Promise<ListSnapshot<T>>): Promise<ListSnapshot<T>> {
+    const e = this.entry(kind);
+    if (e.value) return e.value as ListSnapshot<T>;
+    if (!e.inflight) {
+      const generation = e.generation;
+      const run = fetch().then(
+        (value) => {
+          if (e.generation === generation) e.value = value;
+          if (e.inflight === run) e.inflight = undefined;
+          return value;
+        },
+        (error: unknown) => {
+          if (e.inflight === run) e.inflight = undefined;
+          throw error;
+        },
+      );
+      e.inflight = run as Promise<ListSnapshot<unknown>>;
+    }
+    return e.inflight as Promise<ListSnapshot<T>>;
+  }
+
+  /** Forgets a list; the next `get` fetches it again. */
+  invalidate(kind: ListKind): void {
+    const e = this.entry(kind);
+    e.generation++;
+    e.value = undefined;
+    e.inflight = undefined;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,25 @@
+import { EventEmitter } from 'node:events';
+
+/** EventEmitter with typed event names and arguments. */
+export class TypedEmitter<Events extends Record<string, unknown[]>> {
+  private readonly emitter = new EventEmitter();
+
+  on<K extends keyof Events & string>(event: K, listener: (...args: Events[K]) => void): this {
+    this.emitter.on(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  once<K extends keyof Events & string>(event: K, listener: (...args: Events[K]) => void): this {
+    this.emitter.once(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  off<K extends keyof Events & string>(event: K, listener: (...args: Events[K]) => void): this {
+    this.emitter.off(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  protected emit<K extends keyof Events & string>(event: K, ...args: Events[K]): void {
+    this.emitter.emit(event, ...args);
+  }
+}

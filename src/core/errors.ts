@@ -1,0 +1,67 @@
+/**
+ * The one error family of Switchboard. Callers branch on `code`, never on message text.
+ * Every message says what went wrong and what to do about it; `cause` keeps the original.
+ */
+
+/** Every error code Switchboard raises. Stable: part of the public API. */
+export type SwitchboardErrorCode =
+  | 'CONFIG_INVALID'
+  | 'ENV_VAR_MISSING'
+  | 'SPAWN_FAILED'
+  | 'CONNECT_FAILED'
+  | 'CONNECT_TIMEOUT'
+  | 'REQUEST_TIMEOUT'
+  | 'REQUEST_CANCELLED'
+  | 'UPSTREAM_DISCONNECTED'
+  | 'UPSTREAM_HTTP'
+  | 'UPSTREAM_ERROR'
+  | 'PROTOCOL_VERSION_UNSUPPORTED'
+  | 'NOT_CONNECTED'
+  | 'MESSAGE_TOO_LARGE'
+  | 'TASK_FAILED'
+  | 'TASK_CANCELLED'
+  | 'TASK_EXPIRED';
+
+/** Structured details attached to some codes (HTTP status, JSON-RPC code, server name). */
+export interface SwitchboardErrorDetails {
+  readonly server?: string;
+  readonly status?: number;
+  readonly body?: string;
+  readonly rpcCode?: number;
+  readonly rpcData?: unknown;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * Base class of every error Switchboard throws. `code` classifies it, `details` carries the
+ * machine-readable facts, `message` is for people and ends with what to do.
+ */
+export class SwitchboardError extends Error {
+  readonly code: SwitchboardErrorCode;
+  readonly details: SwitchboardErrorDetails;
+
+  constructor(
+    code: SwitchboardErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: SwitchboardErrorDetails } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SwitchboardError';
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+/** True when `error` is a SwitchboardError, optionally of one of the given codes. */
+export function isSwitchboardError(
+  error: unknown,
+  ...codes: SwitchboardErrorCode[]
+): error is SwitchboardError {
+  return error instanceof SwitchboardError && (codes.length === 0 || codes.includes(error.code));
+}
+
+/** Best-effort text of any thrown value, for messages. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}

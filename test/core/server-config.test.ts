@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { SwitchboardError } from '../../src/core/errors.js';
+import { normalizeServerEntry, parseProtocolMode } from '../../src/core/server-config.js';
+
+function rejection(raw: unknown): SwitchboardError {
+  try {
+    normalizeServerEntry(raw, { file: 'switchboard.json' });
+  } catch (error) {
+    if (error instanceof SwitchboardError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('normalizeServerEntry', () => {
+  it('infers stdio from command and applies defaults', () => {
+    const c = normalizeServerEntry({ name: 'fs', command: 'npx', args: ['-y', 'x'] });
+    expect(c.transport).toEqual({ kind: 'stdio', command: 'npx', args: ['-y', 'x'], env: {} });
+    expect(c.timeouts).toEqual({ connectMs: 60_000, requestMs: 120_000 });
+    expect(c.protocol).toEqual({ kind: 'auto' });
+  });
+
+  it('infers http from url and keeps headers', () => {
+    const c = normalizeServerEntry({ name: 'r', url: 'https://x.example/mcp', headers: { A: '1' } });
+    expect(c.transport).toEqual({ kind: 'http', url: 'https://x.example/mcp', headers: { A: '1' } });
+  });
+
+  it('clamps the request timeout to 1..3600 s', () => {
+    expect(
+      normalizeServerEntry({ name: 'a', command: 'x', timeouts: { request: 0.1 } }).timeouts.requestMs,
+    ).toBe(1000);
+    expect(
+      normalizeServerEntry({ name: 'a', command: 'x', timeouts: { request: 99999 } }).timeouts.requestMs,
+    ).toBe(3_600_000);
+  });
+
+  it('rejects both command and url, naming file, entry and field', () => {
+    const e = rejection({ name: 'both', command: 'x', url: 'http://h/mcp' });
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.message).toMatch(/switchboard\.json: server "both", field "command"/);
+  });
+
+  it('rejects an entry with neither command nor url', () => {
+    expect(rejection({ name: 'none' }).message).toMatch(/neither "command" nor "url"/);
+  });
+
+  it('rejects a bad name, a bad url, a bad protocol and a wrong field type', () => {
+    expect(rejection({ name: 'bad name', command: 'x' }).details.field).toBe('name');
+    expect(rejection({ name: 'u', url: 'not a url' }).message).toMatch(/not a URL/);
+    expect(rejection({ name: 'u', url: 'ftp://h/x' }).message).toMatch(/only http: and https:/);
+    expect(rejection({ name: 'p', command: 'x', protocol: '2023-01-01' }).message).toMatch(
+      /"2023-01-01" is not a protocol mode/,
+    );
+    expect(rejection({ name: 't', command: 'x', args: 'not-an-array' }).details.field).toBe('args');
+  });
+
+  it('accepts a url with a variable (checked when it is expanded)', () => {
+    expect(normalizeServerEntry({ name: 'v', url: '${BASE}/mcp' }).transport.kind).toBe('http');
+  });
+});
+
+describe('parseProtocolMode', () => {
+  it('parses modes and known versions', () => {
+    expect(parseProtocolMode(undefined)).toEqual({ kind: 'auto' });
+    expect(parseProtocolMode('legacy')).toEqual({ kind: 'legacy' });
+    expect(parseProtocolMode('2025-06-18')).toEqual({ kind: 'pinned', version: '2025-06-18' });
+    expect(parseProtocolMode('2026-07-28')).toEqual({ kind: 'pinned', version: '2026-07-28' });
+    expect(parseProtocolMode('nonsense')).toBeUndefined();
+  });
+});

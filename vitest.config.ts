@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    // Two cores: fixture servers are real processes, so keep parallelism modest.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  },
+});
