@@ -4,6 +4,9 @@ import {
   type GetPromptResult,
   type Implementation,
   type JSONRPCMessage,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  type Progress,
   type Prompt,
   type ReadResourceResult,
   type RequestOptions,
@@ -92,6 +95,12 @@ export interface ConnectionOptions {
   readonly eraStore?: EraVerdictStore;
   /** Most pages followed per list before reporting it truncated. Default 50. */
   readonly listPageCap?: number;
+  /**
+   * Least severe server log level wanted. 2026-07-28 servers send logs only when a request
+   * asks (per-request `_meta`), so it is sent with every request there (default "info"); on
+   * legacy connections it is sent once with `logging/setLevel` when set explicitly.
+   */
+  readonly logLevel?: LoggingLevel;
   /** Probe timeout for `server/discover` on stdio; default 10 s. */
   readonly probeTimeoutMs?: number;
 }
@@ -99,10 +108,13 @@ export interface ConnectionOptions {
 /** Options of one call. */
 export interface CallOptions {
   readonly signal?: AbortSignal;
-  readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  readonly onProgress?: (progress: Progress) => void;
   /** Overrides the server's request timeout for this call, ms. */
   readonly timeoutMs?: number;
 }
+
+/** `_meta` we attach to requests: our progress token, and the log level on 2026-07-28. */
+type RequestMeta = { progressToken: string } & Record<string, unknown>;
 
 const CLIENT_INFO: Implementation = { name: 'switchboard', version: '0.1.0' };
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -126,6 +138,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
   private interactive = 0;
+  private progressCounter = 0;
+  private readonly progressHandlers = new Map<string, (p: Progress) => void>();
   private currentState: ConnectionState = 'idle';
 
   constructor(private readonly options: ConnectionOptions) {
@@ -221,8 +235,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     // The definition goes along for SEP-2243 header mirroring, without its outputSchema: the
     // SDK would throw on a mismatch, and we report it in the result instead.
     const definition = tool ? stripOutputSchema(tool) : undefined;
-    const raw = await this.run('tools/call', options, (client, rq) =>
-      client.callTool({ name, arguments: args }, definition ? { ...rq, toolDefinition: definition } : rq),
+    const raw = await this.run('tools/call', options, (client, rq, _meta) =>
+      client.callTool(
+        { name, arguments: args, _meta },
+        definition ? { ...rq, toolDefinition: definition } : rq,
+      ),
     );
     return normalizeToolResult(raw, tool ? this.outputValidator(tool) : undefined);
   }
@@ -238,11 +255,16 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     args: Record<string, string> = {},
     options: CallOptions = {},
   ): Promise<GetPromptResult> {
-    return this.run('prompts/get', options, (client, rq) => client.getPrompt({ name, arguments: args }, rq));
+    return this.run('prompts/get', options, (client, rq, _meta) =>
+      client.getPrompt({ name, arguments: args, _meta }, rq),
+    );
   }
 
+  /** Checks the server answers: `ping` on legacy connections; 2026-07-28 has no ping, so `server/discover`. */
   async ping(options: CallOptions = {}): Promise<void> {
-    await this.run('ping', options, (client, rq) => client.ping(rq));
+    if (this.era === 'modern')
+      await this.run('server/discover', options, (client, rq) => client.discover(rq));
+    else await this.run('ping', options, (client, rq) => client.ping(rq));
   }
 
   /**
@@ -255,8 +277,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     parse: (raw: unknown) => T,
     options: CallOptions = {},
   ): Promise<T> {
-    return this.run(method, options, async (client, rq) => {
-      const raw = await client.request({ method, params }, passthroughSchema, rq);
+    return this.run(method, options, async (client, rq, meta) => {
+      const raw = await client.request({ method, params: { ...params, _meta: meta } }, passthroughSchema, rq);
       return parse(raw);
     });
   }
@@ -288,6 +310,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       throw failure;
     }
     this.recordVerdict(identity);
+    const level = this.options.logLevel;
+    if (level && this.era === 'legacy' && this.capabilities?.logging) {
+      await this.client?.setLoggingLevel(level).catch((error: unknown) => {
+        this.log('lifecycle', 'warning', `logging/setLevel ${level} failed: ${describeError(error)}`);
+      });
+    }
     this.log('lifecycle', 'info', `connected (${this.protocolVersion})`);
     this.setState('connected');
   }
@@ -354,8 +382,21 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     // Pre-set handlers are chained by the SDK's connect: this one notes the version the
     // server offers, to name it if we cannot speak it.
     transport.onmessage = (message: JSONRPCMessage) => {
-      const result = (message as { result?: { protocolVersion?: unknown } }).result;
-      if (typeof result?.protocolVersion === 'string') offered = result.protocolVersion;
+      const m = message as {
+        method?: string;
+        params?: Progress & { progressToken?: unknown };
+        result?: { protocolVersion?: unknown };
+      };
+      if (m.method === 'notifications/progress' && typeof m.params?.progressToken === 'string') {
+        const { progress, total, message: text } = m.params;
+        this.progressHandlers.get(m.params.progressToken)?.({
+          progress,
+          ...(total !== undefined && { total }),
+          ...(text !== undefined && { message: text }),
+        });
+        return;
+      }
+      if (typeof m.result?.protocolVersion === 'string') offered = m.result.protocolVersion;
     };
     try {
       await client.connect(transport, {
@@ -522,7 +563,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private async run<T>(
     method: string,
     options: CallOptions,
-    fn: (client: Client, rq: RequestOptions) => Promise<T>,
+    fn: (client: Client, rq: RequestOptions, meta: RequestMeta) => Promise<T>,
     retried = false,
   ): Promise<T> {
     const client = this.requireClient(method);
@@ -539,15 +580,17 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     const onAbort = () => controller.abort('cancelled');
     if (userSignal?.aborted) onAbort();
     else userSignal?.addEventListener('abort', onAbort, { once: true });
+    // Progress is routed by our own token, read straight off the transport: the SDK dispatches
+    // notifications a tick after responses, so its handler loses the last progress event.
+    const progressToken = `sb-${++this.progressCounter}`;
+    this.progressHandlers.set(progressToken, (p) => {
+      deadline.reset();
+      options.onProgress?.(p);
+    });
     try {
-      return await fn(client, {
-        signal: controller.signal,
-        timeout: NO_SDK_TIMEOUT,
-        onprogress: (p) => {
-          deadline.reset();
-          options.onProgress?.(p);
-        },
-      });
+      const meta: RequestMeta = { progressToken };
+      if (this.era === 'modern') meta[LOG_LEVEL_META_KEY] = this.options.logLevel ?? 'info';
+      return await fn(client, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }, meta);
     } catch (error) {
       if (timedOut) {
         throw new SwitchboardError(
@@ -573,6 +616,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       }
       throw mapped;
     } finally {
+      this.progressHandlers.delete(progressToken);
       deadline.clear();
       this.deadlines.delete(deadline);
       userSignal?.removeEventListener('abort', onAbort);
