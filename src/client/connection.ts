@@ -404,9 +404,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
         ...(attempt.plan.prior && { prior: attempt.plan.prior }),
       });
     } catch (error) {
+      // Classify first: closing the transport ourselves would look like the server exiting.
+      const failure = this.connectError(error, transport, attempt.plan, offered);
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
-      throw this.connectError(error, transport, attempt.plan, offered);
+      throw failure;
     }
     const negotiated = client.getNegotiatedProtocolVersion();
     if (attempt.plan.pinned !== undefined && negotiated !== attempt.plan.pinned) {
@@ -470,6 +472,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
         args: t.args.map((a, i) => interpolate(a, env, { ...site, field: `args[${i}]` })),
         env: buildChildEnv(env, interpolateRecord(t.env, env, { ...site, field: 'env' })),
         ...(t.cwd !== undefined && { cwd: interpolate(t.cwd, env, { ...site, field: 'cwd' }) }),
+        onSpawn: (pid) => this.log('lifecycle', 'info', `started process ${pid}`),
         onStderrLine: (line) => this.log('stderr', 'info', line),
         onStdoutNoise: (line) => this.log('stdout', 'warning', `not JSON-RPC, ignored: ${line}`),
       });

@@ -21,6 +21,8 @@ export interface StdioTransportOptions {
   /** The complete child environment (already filtered and interpolated). */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Called once the process is running, with its pid (= its process group id). */
+  readonly onSpawn?: (pid: number) => void;
   /** Called for every stderr line of the server. */
   readonly onStderrLine?: (line: string) => void;
   /** Called for every stdout line that is not JSON-RPC (servers that print banners). */
@@ -105,6 +107,7 @@ export class StdioTransport implements Transport {
       child.once('spawn', () => {
         this.pgid = child.pid!;
         trackGroup(this.pgid);
+        this.options.onSpawn?.(this.pgid);
         resolve();
       });
       child.once('exit', (code, signal) => {
