@@ -1,4 +1,5 @@
 import {
+  type CallToolResult,
   Client,
   type ClientCapabilities,
   type GetPromptResult,
@@ -35,12 +36,14 @@ import { mapSdkError } from './error-mapping.js';
 import { ListCache, type ListKind, type ListSnapshot } from './list-cache.js';
 import { normalizeToolResult, type OutputValidator, type ToolResult } from './results.js';
 import {
+  answerInputRequests,
   declineElicitation,
   type ElicitationHandler,
   resolveRoots,
   type SamplingHandler,
   type ServerRequestContext,
 } from './server-requests.js';
+import { runToolAsTask, serverSupportsToolTasks, type TaskInfo, toolTaskSupport } from './task-runner.js';
 import { createSseTransport, HttpTransport } from './transports/http.js';
 import { buildChildEnv } from './transports/safe-env.js';
 import { StdioTransport } from './transports/stdio.js';
@@ -111,6 +114,19 @@ export interface CallOptions {
   readonly onProgress?: (progress: Progress) => void;
   /** Overrides the server's request timeout for this call, ms. */
   readonly timeoutMs?: number;
+}
+
+/** Options of a tool call. */
+export interface ToolCallOptions extends CallOptions {
+  /**
+   * Run the call as an MCP task when the server and tool support it (2025-11-25 tasks, or the
+   * 2026-07-28 Tasks extension): the call returns at once server-side and is polled to its end.
+   * A tool whose `taskSupport` is `required` always runs as a task. `ttlMs` is asked for in the
+   * 2025-11-25 era (the extension lets the server choose).
+   */
+  readonly task?: boolean | { readonly ttlMs?: number };
+  /** Status changes of the task, when the call runs as one. */
+  readonly onTaskStatus?: (task: TaskInfo) => void;
 }
 
 /** `_meta` we attach to requests: our progress token, and the log level on 2026-07-28. */
@@ -229,9 +245,13 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
-    options: CallOptions = {},
+    options: ToolCallOptions = {},
   ): Promise<ToolResult> {
     const tool = (await this.listTools()).items.find((t) => t.name === name);
+    if (this.shouldRunAsTask(tool, options)) {
+      const raw = await this.callToolAsTask(name, args, options);
+      return normalizeToolResult(raw as CallToolResult, tool ? this.outputValidator(tool) : undefined);
+    }
     // The definition goes along for SEP-2243 header mirroring, without its outputSchema: the
     // SDK would throw on a mismatch, and we report it in the result instead.
     const definition = tool ? stripOutputSchema(tool) : undefined;
@@ -278,9 +298,60 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     options: CallOptions = {},
   ): Promise<T> {
     return this.run(method, options, async (client, rq, meta) => {
-      const raw = await client.request({ method, params: { ...params, _meta: meta } }, passthroughSchema, rq);
+      const own = (params._meta ?? {}) as Record<string, unknown>;
+      const raw = await client.request(
+        { method, params: { ...params, _meta: { ...meta, ...own } } },
+        passthroughSchema,
+        rq,
+      );
       return parse(raw);
     });
+  }
+
+  // ---- internals: tasks ----------------------------------------------------------------------
+
+  private shouldRunAsTask(tool: Tool | undefined, options: ToolCallOptions): boolean {
+    const era = this.era;
+    const wanted = options.task !== undefined && options.task !== false;
+    if (!era || !serverSupportsToolTasks(this.capabilities, era)) return false;
+    if (era === 'modern') return wanted;
+    const support = tool ? toolTaskSupport(tool) : 'forbidden';
+    return support === 'required' || (support === 'optional' && wanted);
+  }
+
+  /** Tasks are ours: SDK v2 removed them (see task-runner.ts for the wire formats). */
+  private callToolAsTask(
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<Record<string, unknown>> {
+    const ttlMs = typeof options.task === 'object' ? options.task.ttlMs : undefined;
+    const handlers = {
+      elicitation: this.options.elicitation ?? declineElicitation,
+      ...(this.options.sampling && { sampling: this.options.sampling }),
+      roots: () => resolveRoots(this.config.roots, this.options.cwd ?? process.cwd()),
+    };
+    const signal = options.signal ?? new AbortController().signal;
+    return runToolAsTask(
+      {
+        request: (method, params, rpc) =>
+          this.request(method, params, untunnelTaskResult, {
+            ...(rpc.signal && { signal: rpc.signal }),
+            timeoutMs: rpc.timeoutMs ?? this.config.timeouts.requestMs,
+          }),
+      },
+      {
+        era: this.era ?? 'legacy',
+        toolName: name,
+        arguments: args,
+        ...(ttlMs !== undefined && { ttlMs }),
+        ...(options.signal && { signal: options.signal }),
+        ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
+        clientCapabilities: { ...this.clientCapabilities() },
+        onInputRequests: (requests) =>
+          this.interactively(() => answerInputRequests(requests, handlers, this.requestContext(signal))),
+      },
+    );
   }
 
   // ---- internals: connect ------------------------------------------------------------------
@@ -397,6 +468,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
         return;
       }
       if (typeof m.result?.protocolVersion === 'string') offered = m.result.protocolVersion;
+      tunnelTaskResult(message);
     };
     try {
       await client.connect(transport, {
@@ -485,12 +557,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   }
 
   private buildClient(plan: EraPlan): Client {
-    const capabilities: ClientCapabilities = {
-      roots: { listChanged: true },
-      // applyDefaults: SEP-1034 defaults are filled in on accept.
-      elicitation: { form: { applyDefaults: true }, url: {} },
-      ...(this.options.sampling && { sampling: {} }),
-    };
+    const capabilities = this.clientCapabilities();
     const onChanged = (kind: ListKind) => () => this.onListChanged(kind);
     const client = new Client(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities,
@@ -529,6 +596,15 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     };
     client.onerror = (error) => this.log('lifecycle', 'debug', `transport: ${describeError(error)}`);
     return client;
+  }
+
+  private clientCapabilities(): ClientCapabilities {
+    return {
+      roots: { listChanged: true },
+      // applyDefaults: SEP-1034 defaults are filled in on accept.
+      elicitation: { form: { applyDefaults: true }, url: {} },
+      ...(this.options.sampling && { sampling: {} }),
+    };
   }
 
   private recordVerdict(identity: string): void {
@@ -797,6 +873,27 @@ const LIST_METHODS: Record<ListKind, { name: string; field: string; all: ListCal
   },
   prompts: { name: 'prompts/list', field: 'prompts', all: (c, o) => c.listPrompts(undefined, o) },
 };
+
+/**
+ * SDK v2 rejects a 2026-07-28 `tools/call` answer with `resultType: "task"` (the Tasks
+ * extension's CreateTaskResult) and loses the task id. Our pre-handler sees every message
+ * before the SDK does, so it parks such a result under `_meta` of a plain complete result, in
+ * place; `untunnelTaskResult` restores it for the task runner.
+ */
+const TASK_TUNNEL_KEY = 'dev.switchboard/create-task-result';
+
+function tunnelTaskResult(message: JSONRPCMessage): void {
+  const m = message as { result?: Record<string, unknown> };
+  if (m.result?.resultType !== 'task') return;
+  m.result = { resultType: 'complete', content: [], _meta: { [TASK_TUNNEL_KEY]: m.result } };
+}
+
+function untunnelTaskResult(raw: unknown): Record<string, unknown> {
+  const result = (raw ?? {}) as Record<string, unknown>;
+  const meta = result._meta as Record<string, unknown> | undefined;
+  const parked = meta?.[TASK_TUNNEL_KEY];
+  return typeof parked === 'object' && parked !== null ? (parked as Record<string, unknown>) : result;
+}
 
 function stripOutputSchema(tool: Tool): Tool {
   if (!tool.outputSchema) return tool;

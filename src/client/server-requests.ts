@@ -46,3 +46,36 @@ export function resolveRoots(
   if (configured && configured.length > 0) return configured.map((r) => ({ ...r }));
   return [{ uri: pathToFileURL(cwd).href, name: 'working directory' }];
 }
+
+/** The handlers a connection answers server requests with. */
+export interface ServerRequestHandlers {
+  readonly elicitation: ElicitationHandler;
+  readonly sampling?: SamplingHandler;
+  readonly roots: () => { uri: string; name?: string }[];
+}
+
+/**
+ * Answers a keyed set of embedded server requests (2026-07-28 `inputRequests`, e.g. of a task
+ * in `input_required`) with the same handlers that answer live requests. Each key gets the
+ * response of its request; an unsupported request is declined per its kind.
+ */
+export async function answerInputRequests(
+  requests: Readonly<Record<string, unknown>>,
+  handlers: ServerRequestHandlers,
+  ctx: ServerRequestContext,
+): Promise<Record<string, unknown>> {
+  const responses: Record<string, unknown> = {};
+  for (const [key, request] of Object.entries(requests)) {
+    const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
+    if (method === 'elicitation/create') {
+      responses[key] = await handlers.elicitation(params as ElicitationParams, ctx);
+    } else if (method === 'sampling/createMessage' && handlers.sampling) {
+      responses[key] = await handlers.sampling(params as SamplingParams, ctx);
+    } else if (method === 'roots/list') {
+      responses[key] = { roots: handlers.roots() };
+    } else {
+      throw new Error(`the server asked for ${String(method)}, which this client does not answer`);
+    }
+  }
+  return responses;
+}

@@ -52,13 +52,22 @@ export function startNodeHttpServer(
     );
     const close = async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
-        /* already gone */
+        return; // the group is already gone
       }
-      await exited;
+      // Wait until the group is gone. Polled rather than awaiting 'exit': under the test
+      // runner's worker the exit event has been seen to go missing for killed children.
+      for (let i = 0; i < 200; i++) {
+        try {
+          process.kill(-child.pid!, 0);
+        } catch {
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`process group ${child.pid} survived SIGKILL`);
     };
     const fail = (error: Error) => {
       clearTimeout(timer);
