@@ -23,6 +23,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/
 import { describeError, SwitchboardError } from '../core/errors.js';
 import { interpolate, interpolateRecord } from '../core/interpolate.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { classifyConnectFailure, versionError } from './connect-errors.js';
 import { Deadline } from './deadline.js';
 import {
   type EraPlan,
@@ -372,7 +373,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
         const retry = this.recovery(error, plan, identity);
         if (!retry) throw error;
         this.log('lifecycle', 'info', `retrying connect: ${retry.reason}`);
-        await this.attempt(retry.attempt);
+        try {
+          await this.attempt(retry.attempt);
+        } catch (second) {
+          // When the HTTP+SSE fallback fails too, the first answer is the one that explains.
+          if (!retry.attempt.sse || !(error instanceof SwitchboardError)) throw second;
+          this.log('lifecycle', 'info', `HTTP+SSE fallback failed too: ${describeError(second)}`);
+          throw error;
+        }
       }
     } catch (error) {
       const failure = error instanceof SwitchboardError ? error : mapSdkError(error, this.name, 'connect');
@@ -499,39 +507,17 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     plan: EraPlan,
     offered: string | undefined,
   ): SwitchboardError {
-    if (error instanceof SwitchboardError) return error;
-    if (offered !== undefined && !plan.supportedVersions.includes(offered) && !isModernVersion(offered)) {
-      return versionError(this.name, offered, plan.supportedVersions);
-    }
-    if (transport instanceof StdioTransport && transport.exitInfo) {
-      const { code, signal } = transport.exitInfo;
-      const tail = transport.recentStderr.slice(-5).join(' | ');
-      return new SwitchboardError(
-        'CONNECT_FAILED',
-        `Server "${this.name}" exited (${signal ? `signal ${signal}` : `code ${code}`}) before the handshake finished.` +
-          (tail ? ` Its last stderr lines: ${tail}.` : '') +
-          ' Run the command by hand to see why, and fix its arguments or environment.',
-        { cause: error, details: { server: this.name, exited: true, exitCode: code, signal } },
-      );
-    }
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-      const seconds = Math.round(this.config.timeouts.connectMs / 1000);
-      return new SwitchboardError(
-        'CONNECT_TIMEOUT',
-        `Server "${this.name}" did not finish the handshake within ${seconds} s. Check that it is an MCP server on this transport, or raise timeouts.connect.`,
-        { cause: error, details: { server: this.name } },
-      );
-    }
-    const mapped = mapSdkError(error, this.name, 'connect');
-    if (mapped.code === 'UPSTREAM_HTTP' || mapped.code === 'REQUEST_TIMEOUT') return mapped;
-    return new SwitchboardError(
-      'CONNECT_FAILED',
-      `Could not connect to server "${this.name}": ${describeError(error)}`,
-      {
-        cause: error,
-        details: { server: this.name, ...mapped.details },
-      },
-    );
+    return classifyConnectFailure({
+      server: this.name,
+      error,
+      plan,
+      connectMs: this.config.timeouts.connectMs,
+      ...(offered !== undefined && { offered }),
+      ...(transport instanceof StdioTransport &&
+        transport.exitInfo && { exit: transport.exitInfo, stderrTail: transport.recentStderr }),
+      ...(transport instanceof HttpTransport &&
+        transport.lastFailure && { httpFailure: transport.lastFailure }),
+    });
   }
 
   private createTransport(sse: boolean): Transport {
@@ -899,13 +885,4 @@ function stripOutputSchema(tool: Tool): Tool {
   if (!tool.outputSchema) return tool;
   const { outputSchema: _omit, ...rest } = tool;
   return rest as Tool;
-}
-
-function versionError(server: string, offered: string, supported: readonly string[]): SwitchboardError {
-  return new SwitchboardError(
-    'PROTOCOL_VERSION_UNSUPPORTED',
-    `Server "${server}" speaks protocol ${offered}, but this connection accepts ${supported.join(', ')}. ` +
-      'Set "protocol" for this server to a version both sides support, or "auto".',
-    { details: { server, offered, supported: [...supported] } },
-  );
 }

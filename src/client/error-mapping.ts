@@ -15,7 +15,9 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
       status === 401 || status === 403
         ? "Check the server's credentials (headers or auth settings)."
         : status === 404
-          ? 'Check the URL; a legacy session may also have expired.'
+          ? method === 'connect'
+            ? 'Check the URL: is this the MCP endpoint (often ending in /mcp)?'
+            : 'The session may have expired or the endpoint moved; reconnect, and check the URL.'
           : status >= 500
             ? 'The server failed; see its logs, then retry.'
             : 'The server rejected the request; check the URL and the protocol setting.';

@@ -21,12 +21,31 @@ export interface HttpTransportOptions {
   readonly sdk?: Omit<StreamableHTTPClientTransportOptions, 'requestInit'>;
 }
 
+/** The last HTTP failure seen on the wire, kept because some SDK errors drop it (#2410). */
+export interface HttpFailure {
+  readonly status: number;
+  readonly body: string;
+}
+
 export class HttpTransport extends StreamableHTTPClientTransport {
   private readonly terminateTimeoutMs: number;
   private closed = false;
+  private failure?: HttpFailure;
 
   constructor(options: HttpTransportOptions) {
+    const recorder: { onFailure?: (f: HttpFailure) => void } = {};
     super(new URL(options.url), {
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (!response.ok && response.status !== 405) {
+          const body = await response
+            .clone()
+            .text()
+            .catch(() => '');
+          recorder.onFailure?.({ status: response.status, body: body.slice(0, 2000) });
+        }
+        return response;
+      },
       // GET-stream resumption: the SDK default gives up after 2 tries (#2098).
       reconnectionOptions: {
         initialReconnectionDelay: 500,
@@ -38,6 +57,14 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       requestInit: { headers: { ...options.headers } },
     });
     this.terminateTimeoutMs = options.terminateTimeoutMs ?? 2000;
+    recorder.onFailure = (f) => {
+      this.failure = f;
+    };
+  }
+
+  /** The most recent non-2xx answer from the server, if any. */
+  get lastFailure(): HttpFailure | undefined {
+    return this.failure;
   }
 
   override async close(): Promise<void> {

@@ -39,6 +39,8 @@ export interface StdioTransportOptions {
 export interface ExitInfo {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
+  /** True when the process ended because we closed it. */
+  readonly requested: boolean;
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -111,7 +113,7 @@ export class StdioTransport implements Transport {
         resolve();
       });
       child.once('exit', (code, signal) => {
-        this.exit = { code, signal };
+        this.exit = { code, signal, requested: this.closing !== undefined };
       });
       // 'close' fires after stdio streams end: every message the server wrote has been read.
       child.once('close', () => {

@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Connection, type LogEntry } from '../../src/client/connection.js';
+import { MemoryEraVerdictStore } from '../../src/client/era.js';
+import { isSwitchboardError } from '../../src/core/errors.js';
+import { type RawServerEntry, normalizeServerEntry } from '../../src/core/server-config.js';
+import { kitchenSinkBin } from '../fixtures/paths.js';
+
+/** Era negotiation over stdio: auto probes in place (one spawn), pins, and refusals. */
+const open: Connection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+function connect(entry: Partial<RawServerEntry>, store = new MemoryEraVerdictStore()) {
+  const logs: LogEntry[] = [];
+  const conn = new Connection({
+    config: normalizeServerEntry({ name: 'neg', command: process.execPath, args: [kitchenSinkBin], ...entry }),
+    eraStore: store,
+    onLog: (e) => logs.push(e),
+  });
+  open.push(conn);
+  const spawns = () => logs.filter((l) => l.text.startsWith('started process')).length;
+  return { conn, logs, spawns };
+}
+
+/**
+ * A hand-written legacy server that answers `initialize` with `version` and exits on any other
+ * request before it — the shape of servers built on SDKs that die on `server/discover`.
+ */
+function rawServer(version: string, exitOnDiscover: boolean): string[] {
+  const code = `
+    const rl = require('node:readline').createInterface({ input: process.stdin });
+    const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+    rl.on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: ${JSON.stringify(version)}, capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });
+      else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [] } });
+      else if (m.id !== undefined && ${exitOnDiscover}) process.exit(1);
+      else if (m.id !== undefined) send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
+    });`;
+  return ['-e', code];
+}
+
+describe('era negotiation over stdio', () => {
+  it('auto selects 2026-07-28 from a server that speaks both, with one spawn', async () => {
+    const { conn, spawns } = connect({});
+    await conn.connect();
+    expect(conn.protocolVersion).toBe('2026-07-28');
+    expect(spawns()).toBe(1);
+  });
+
+  it('auto falls back to initialize on a legacy-only server, in place, with one spawn', async () => {
+    const { conn, spawns } = connect({ args: [kitchenSinkBin, '--era', 'legacy'] });
+    await conn.connect();
+    expect(conn.protocolVersion).toBe('2025-11-25');
+    expect(spawns()).toBe(1);
+  });
+
+  it('a cached verdict skips the probe on the next connect', async () => {
+    const store = new MemoryEraVerdictStore();
+    const first = connect({ args: [kitchenSinkBin, '--era', 'legacy'] }, store);
+    await first.conn.connect();
+    await first.conn.close();
+    const second = connect({ args: [kitchenSinkBin, '--era', 'legacy'] }, store);
+    await second.conn.connect();
+    expect(second.conn.era).toBe('legacy');
+    expect(second.logs.some((l) => l.text.includes('retrying'))).toBe(false);
+  });
+
+  it('respawns once with initialize when a legacy server exits on server/discover', async () => {
+    const { conn, spawns } = connect({ args: rawServer('2025-06-18', true) });
+    await conn.connect();
+    expect(conn.protocolVersion).toBe('2025-06-18');
+    expect(spawns()).toBe(2);
+  });
+
+  it('pins a legacy revision', async () => {
+    const { conn } = connect({ protocol: '2025-03-26' });
+    await conn.connect();
+    expect(conn.protocolVersion).toBe('2025-03-26');
+  });
+
+  it('refuses a server that offers a revision we do not speak, naming both', async () => {
+    const { conn } = connect({ args: rawServer('1999-01-01', false), protocol: 'legacy' });
+    const error = await conn.connect().catch((e) => e);
+    expect(isSwitchboardError(error, 'PROTOCOL_VERSION_UNSUPPORTED')).toBe(true);
+    expect(error.message).toContain('1999-01-01');
+    expect(error.message).toContain('2025-11-25');
+  });
+
+  it('refuses a modern pin against a legacy-only server', async () => {
+    const { conn } = connect({ args: [kitchenSinkBin, '--era', 'legacy'], protocol: 'modern' });
+    const error = await conn.connect().catch((e) => e);
+    expect(isSwitchboardError(error, 'PROTOCOL_VERSION_UNSUPPORTED')).toBe(true);
+    expect(error.message).toContain('2026-07-28');
+    expect(error.message).toMatch(/"auto" or "legacy"/);
+    expect(conn.state).toBe('disconnected');
+  });
+});
