@@ -55,3 +55,37 @@ export class Deadline {
     }, this.remaining);
   }
 }
+
+/**
+ * The deadlines of one connection's requests in flight. While a user-facing handler runs (an
+ * elicitation or sampling answer), every deadline is paused, including ones started then:
+ * the server is waiting on a person, not failing. (Which request an elicitation belongs to is
+ * not on the wire in every era, so all of the connection's requests pause.)
+ */
+export class DeadlineGroup {
+  private readonly active = new Set<Deadline>();
+  private interactive = 0;
+
+  start(budgetMs: number, onExpire: () => void): Deadline {
+    const deadline = new Deadline(budgetMs, onExpire);
+    for (let i = 0; i < this.interactive; i++) deadline.pause();
+    this.active.add(deadline);
+    return deadline;
+  }
+
+  end(deadline: Deadline): void {
+    deadline.clear();
+    this.active.delete(deadline);
+  }
+
+  async whilePaused<T>(fn: () => Promise<T>): Promise<T> {
+    this.interactive++;
+    for (const d of this.active) d.pause();
+    try {
+      return await fn();
+    } finally {
+      this.interactive--;
+      for (const d of this.active) d.resume();
+    }
+  }
+}

@@ -1,5 +1,6 @@
 /** Public API of the client layer: one connection to one MCP server. */
 
+export { Connection } from './connection.js';
 export type {
   CallOptions,
   ConnectionEvents,
@@ -7,8 +8,8 @@ export type {
   ConnectionState,
   LogEntry,
   ServerEvent,
-} from './connection.js';
-export { Connection } from './connection.js';
+  ToolCallOptions,
+} from './connection-types.js';
 export type { EraVerdict, EraVerdictStore } from './era.js';
 export { MemoryEraVerdictStore, serverIdentity } from './era.js';
 export type { ListKind, ListSnapshot } from './list-cache.js';
@@ -31,6 +32,7 @@ export type {
   ServerRequestContext,
 } from './server-requests.js';
 export { declineElicitation } from './server-requests.js';
+export type { TaskInfo, TaskStatus } from './task-runner.js';
 export { createSseTransport, HttpTransport } from './transports/http.js';
 export type { StdioTransportOptions } from './transports/stdio.js';
 export { StdioTransport } from './transports/stdio.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, type LogEntry } from '../../src/client/connection.js';
+import { Connection } from '../../src/client/connection.js';
+import type { LogEntry } from '../../src/client/connection-types.js';
 import { MemoryEraVerdictStore } from '../../src/client/era.js';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';

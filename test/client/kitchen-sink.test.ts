@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, type LogEntry, type ServerEvent } from '../../src/client/connection.js';
+import { Connection } from '../../src/client/connection.js';
+import type { LogEntry, ServerEvent } from '../../src/client/connection-types.js';
 import { MemoryEraVerdictStore } from '../../src/client/era.js';
 import type { ElicitationParams } from '../../src/client/server-requests.js';
 import { isSwitchboardError } from '../../src/core/errors.js';

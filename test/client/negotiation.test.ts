@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Connection, type LogEntry } from '../../src/client/connection.js';
+import { Connection } from '../../src/client/connection.js';
+import type { LogEntry } from '../../src/client/connection-types.js';
 import { MemoryEraVerdictStore } from '../../src/client/era.js';
 import { isSwitchboardError } from '../../src/core/errors.js';
-import { type RawServerEntry, normalizeServerEntry } from '../../src/core/server-config.js';
+import { normalizeServerEntry, type RawServerEntry } from '../../src/core/server-config.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 
 /** Era negotiation over stdio: auto probes in place (one spawn), pins, and refusals. */
@@ -14,7 +15,12 @@ afterEach(async () => {
 function connect(entry: Partial<RawServerEntry>, store = new MemoryEraVerdictStore()) {
   const logs: LogEntry[] = [];
   const conn = new Connection({
-    config: normalizeServerEntry({ name: 'neg', command: process.execPath, args: [kitchenSinkBin], ...entry }),
+    config: normalizeServerEntry({
+      name: 'neg',
+      command: process.execPath,
+      args: [kitchenSinkBin],
+      ...entry,
+    }),
     eraStore: store,
     onLog: (e) => logs.push(e),
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, type LogEntry } from '../../../src/client/connection.js';
+import { Connection } from '../../../src/client/connection.js';
+import type { LogEntry } from '../../../src/client/connection-types.js';
 import { MemoryEraVerdictStore } from '../../../src/client/era.js';
 import { isSwitchboardError } from '../../../src/core/errors.js';
 import { normalizeServerEntry } from '../../../src/core/server-config.js';
@@ -65,7 +66,8 @@ describe('Streamable HTTP', () => {
 
   it('auto mode probes once, then reuses the cached verdict', async () => {
     const store = new MemoryEraVerdictStore();
-    const make = () => new Connection({ config: normalizeServerEntry({ name: 'auto', url: server.url }), eraStore: store });
+    const make = () =>
+      new Connection({ config: normalizeServerEntry({ name: 'auto', url: server.url }), eraStore: store });
     const probes = () => server.stats.requests['server/discover'] ?? 0;
     const before = probes();
     const a = make();
@@ -83,7 +85,11 @@ describe('Streamable HTTP', () => {
 
   it('surfaces HTTP errors with status and body excerpt', async () => {
     const conn = new Connection({
-      config: normalizeServerEntry({ name: 'wrong', url: new URL('/nope', server.url).href, protocol: '2026-07-28' }),
+      config: normalizeServerEntry({
+        name: 'wrong',
+        url: new URL('/nope', server.url).href,
+        protocol: '2026-07-28',
+      }),
       eraStore: new MemoryEraVerdictStore(),
     });
     const error = await conn.connect().catch((e) => e);

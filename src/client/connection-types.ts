@@ -1,0 +1,82 @@
+import type { Implementation, LoggingLevel, Progress } from '@modelcontextprotocol/client';
+import type { SwitchboardError } from '../core/errors.js';
+import type { ServerConfig } from '../core/server-config.js';
+import type { EraVerdictStore } from './era.js';
+import type { ListKind } from './list-cache.js';
+import type { ElicitationHandler, SamplingHandler } from './server-requests.js';
+import type { TaskInfo } from './task-runner.js';
+
+/** The public types of a Connection: its options, states, events and call options. */
+
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'disconnected' | 'closed';
+
+/** One line for the server's log. `source` says where it came from. */
+export interface LogEntry {
+  readonly server: string;
+  readonly source: 'stderr' | 'stdout' | 'server' | 'lifecycle';
+  readonly level: string;
+  readonly text: string;
+  readonly at: Date;
+  readonly logger?: string;
+}
+
+/** A server notification that is not logging or a list change (e.g. `event/new_email`). */
+export interface ServerEvent {
+  readonly server: string;
+  readonly method: string;
+  readonly params: unknown;
+  readonly receivedAt: Date;
+}
+
+export type ConnectionEvents = {
+  state: [state: ConnectionState, error?: SwitchboardError];
+  listChanged: [kind: ListKind];
+  disconnected: [error: SwitchboardError];
+};
+
+export interface ConnectionOptions {
+  readonly config: ServerConfig;
+  readonly clientInfo?: Implementation;
+  /** Variables for `${VAR}` interpolation. Default: process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Working directory for the default root and relative stdio commands. */
+  readonly cwd?: string;
+  readonly onLog?: (entry: LogEntry) => void;
+  readonly onEvent?: (event: ServerEvent) => void;
+  /** Answers elicitations; the default declines. */
+  readonly elicitation?: ElicitationHandler;
+  /** Answers sampling requests; without one the capability is not declared. */
+  readonly sampling?: SamplingHandler;
+  readonly eraStore?: EraVerdictStore;
+  /** Most pages followed per list before reporting it truncated. Default 50. */
+  readonly listPageCap?: number;
+  /**
+   * Least severe server log level wanted. 2026-07-28 servers send logs only when a request
+   * asks (per-request `_meta`), so it is sent with every request there (default "info"); on
+   * legacy connections it is sent once with `logging/setLevel` when set explicitly.
+   */
+  readonly logLevel?: LoggingLevel;
+  /** Probe timeout for `server/discover` on stdio; default 10 s. */
+  readonly probeTimeoutMs?: number;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+  /** Overrides the server's request timeout for this call, ms. */
+  readonly timeoutMs?: number;
+}
+
+/** Options of a tool call. */
+export interface ToolCallOptions extends CallOptions {
+  /**
+   * Run the call as an MCP task when the server and tool support it (2025-11-25 tasks, or the
+   * 2026-07-28 Tasks extension): the call returns at once server-side and is polled to its end.
+   * A tool whose `taskSupport` is `required` always runs as a task. `ttlMs` is asked for in the
+   * 2025-11-25 era (the extension lets the server choose).
+   */
+  readonly task?: boolean | { readonly ttlMs?: number };
+  /** Status changes of the task, when the call runs as one. */
+  readonly onTaskStatus?: (task: TaskInfo) => void;
+}

@@ -1,0 +1,69 @@
+import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
+import { describeError } from '../core/errors.js';
+import type { EraPlan } from './era.js';
+import type { ListKind } from './list-cache.js';
+import type { ServerRequestContext, ServerRequestHandlers } from './server-requests.js';
+
+/**
+ * Builds the SDK `Client` for one connect attempt, wired to the connection's handlers. The
+ * SDK speaks the protocol (both eras, `input_required` fulfilment, list-change subscriptions);
+ * this decides what we declare and where everything the server sends goes.
+ */
+export interface SdkClientWiring {
+  readonly clientInfo: Implementation;
+  readonly pageCap: number;
+  readonly handlers: ServerRequestHandlers;
+  /** Runs a handler that waits on a person (request deadlines pause meanwhile). */
+  readonly interactively: <T>(fn: () => Promise<T>) => Promise<T>;
+  readonly context: (signal: AbortSignal) => ServerRequestContext;
+  readonly onListChanged: (kind: ListKind) => void;
+  readonly onServerLog: (level: string, text: string, logger?: string) => void;
+  readonly onNotification: (method: string, params: unknown) => void;
+  readonly onTransportError: (error: Error) => void;
+}
+
+/** What we declare: roots, elicitation (form with SEP-1034 defaults, URL), sampling when handled. */
+export function clientCapabilities(handlers: ServerRequestHandlers): ClientCapabilities {
+  return {
+    roots: { listChanged: true },
+    elicitation: { form: { applyDefaults: true }, url: {} },
+    ...(handlers.sampling && { sampling: {} }),
+  };
+}
+
+export function buildSdkClient(plan: EraPlan, wiring: SdkClientWiring): Client {
+  const { handlers, interactively, context } = wiring;
+  const onChanged = (kind: ListKind) => () => wiring.onListChanged(kind);
+  const client = new Client(wiring.clientInfo, {
+    capabilities: clientCapabilities(handlers),
+    versionNegotiation: plan.negotiation,
+    supportedProtocolVersions: [...plan.supportedVersions],
+    listMaxPages: wiring.pageCap,
+    // autoRefresh off: the connection refetches lazily through its own list cache.
+    listChanged: {
+      tools: { autoRefresh: false, debounceMs: 20, onChanged: onChanged('tools') },
+      resources: { autoRefresh: false, debounceMs: 20, onChanged: onChanged('resources') },
+      prompts: { autoRefresh: false, debounceMs: 20, onChanged: onChanged('prompts') },
+    },
+  });
+  client.setRequestHandler('roots/list', async () => ({ roots: handlers.roots() }));
+  client.setRequestHandler('elicitation/create', (request, ctx) =>
+    interactively(() => handlers.elicitation(request.params, context(ctx.mcpReq.signal))),
+  );
+  const sampling = handlers.sampling;
+  if (sampling) {
+    client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+      interactively(() => sampling(request.params, context(ctx.mcpReq.signal))),
+    );
+  }
+  client.setNotificationHandler('notifications/message', (n) => {
+    const { level, logger, data } = n.params;
+    wiring.onServerLog(level, typeof data === 'string' ? data : JSON.stringify(data), logger);
+  });
+  client.fallbackNotificationHandler = async (n) => wiring.onNotification(n.method, n.params);
+  client.onerror = (error) => wiring.onTransportError(error);
+  return client;
+}
+
+/** Re-exported for messages: a one-line text of a transport error. */
+export const transportErrorText = (error: Error): string => `transport: ${describeError(error)}`;

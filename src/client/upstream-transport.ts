@@ -1,0 +1,42 @@
+import type { Transport } from '@modelcontextprotocol/client';
+import { interpolate, interpolateRecord } from '../core/interpolate.js';
+import type { ServerConfig } from '../core/server-config.js';
+import { createSseTransport, HttpTransport } from './transports/http.js';
+import { buildChildEnv } from './transports/safe-env.js';
+import { StdioTransport } from './transports/stdio.js';
+
+/**
+ * Builds the transport for one connect attempt, expanding `${VAR}` references now (so an
+ * environment change applies on the next reconnect, and an unset variable fails here with
+ * its name rather than reaching the server).
+ */
+export interface UpstreamTransportOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Use the legacy HTTP+SSE transport for an `http` entry (the 4xx fallback). */
+  readonly sse: boolean;
+  readonly onSpawn?: (pid: number) => void;
+  readonly onStderrLine?: (line: string) => void;
+  readonly onStdoutNoise?: (line: string) => void;
+}
+
+export function createUpstreamTransport(config: ServerConfig, options: UpstreamTransportOptions): Transport {
+  const { env } = options;
+  const t = config.transport;
+  const at = (field: string) => ({ server: config.name, field });
+  if (t.kind === 'stdio') {
+    return new StdioTransport({
+      command: interpolate(t.command, env, at('command')),
+      args: t.args.map((a, i) => interpolate(a, env, at(`args[${i}]`))),
+      env: buildChildEnv(env, interpolateRecord(t.env, env, at('env'))),
+      ...(t.cwd !== undefined && { cwd: interpolate(t.cwd, env, at('cwd')) }),
+      ...(options.onSpawn && { onSpawn: options.onSpawn }),
+      ...(options.onStderrLine && { onStderrLine: options.onStderrLine }),
+      ...(options.onStdoutNoise && { onStdoutNoise: options.onStdoutNoise }),
+    });
+  }
+  const http = {
+    url: interpolate(t.url, env, at('url')),
+    headers: interpolateRecord(t.headers, env, at('headers')),
+  };
+  return options.sse || t.kind === 'sse' ? createSseTransport(http) : new HttpTransport(http);
+}
