@@ -40,7 +40,7 @@ import { fetchList, LIST_METHODS } from './list-fetch.js';
 import { OutputValidators } from './output-validators.js';
 import { passthroughSchema } from './passthrough-schema.js';
 import { normalizeToolResult, type ToolResult } from './results.js';
-import { buildSdkClient, clientCapabilities, transportErrorText } from './sdk-client.js';
+import { buildSdkClient, clientCapabilities } from './sdk-client.js';
 import {
   answerInputRequests,
   declineElicitation,
@@ -340,7 +340,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       onServerLog: (level, text, logger) => this.log('server', level, text, logger),
       onNotification: (method, params) =>
         this.options.onEvent?.({ server: this.name, method, params, receivedAt: new Date() }),
-      onTransportError: (error) => this.log('lifecycle', 'debug', transportErrorText(error)),
+      onTransportError: (error) => this.log('lifecycle', 'debug', `transport: ${describeError(error)}`),
     });
     const offered = tapTransport(transport, this.progress);
     try {

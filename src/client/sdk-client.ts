@@ -1,5 +1,4 @@
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
-import { describeError } from '../core/errors.js';
 import type { EraPlan } from './era.js';
 import type { ListKind } from './list-cache.js';
 import type { ServerRequestContext, ServerRequestHandlers } from './server-requests.js';
@@ -64,6 +63,3 @@ export function buildSdkClient(plan: EraPlan, wiring: SdkClientWiring): Client {
   client.onerror = (error) => wiring.onTransportError(error);
   return client;
 }
-
-/** Re-exported for messages: a one-line text of a transport error. */
-export const transportErrorText = (error: Error): string => `transport: ${describeError(error)}`;
