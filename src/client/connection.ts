@@ -180,21 +180,18 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
   ): Promise<ToolResult> {
-    const tool = (await this.listTools()).items.find((t) => t.name === name);
-    if (
-      shouldRunAsTask(this.era, this.capabilities, tool, options.task !== undefined && options.task !== false)
-    ) {
+    const tool = (this.lists.peek<Tool>('tools') ?? (await this.listTools())).items.find(
+      (t) => t.name === name,
+    );
+    const wantsTask = options.task !== undefined && options.task !== false;
+    if (shouldRunAsTask(this.era, this.capabilities, tool, wantsTask)) {
       const raw = await this.callToolAsTask(name, args, options);
       return normalizeToolResult(raw as CallToolResult, tool ? this.validators.for(tool) : undefined);
     }
-    // The definition goes along for SEP-2243 header mirroring, without its outputSchema: the
-    // SDK would throw on a mismatch, and we report it in the result instead.
-    const definition = tool ? stripOutputSchema(tool) : undefined;
+    // The SDK finds the definition (for SEP-2243 header mirroring) in its own cached list,
+    // stored without outputSchema (tool-list-store.ts): validation is ours, reported not thrown.
     const raw = await this.run('tools/call', options, (client, rq, _meta) =>
-      client.callTool(
-        { name, arguments: args, _meta },
-        definition ? { ...rq, toolDefinition: definition } : rq,
-      ),
+      client.callTool({ name, arguments: args, _meta }, rq),
     );
     return normalizeToolResult(raw, tool ? this.validators.for(tool) : undefined);
   }
@@ -574,12 +571,6 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private pageCap(): number {
     return this.options.listPageCap ?? 50;
   }
-}
-
-function stripOutputSchema(tool: Tool): Tool {
-  if (!tool.outputSchema) return tool;
-  const { outputSchema: _omit, ...rest } = tool;
-  return rest as Tool;
 }
 
 function formatDuration(ms: number): string {

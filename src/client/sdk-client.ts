@@ -2,6 +2,7 @@ import { Client, type ClientCapabilities, type Implementation } from '@modelcont
 import type { EraPlan } from './era.js';
 import type { ListKind } from './list-cache.js';
 import type { ServerRequestContext, ServerRequestHandlers } from './server-requests.js';
+import { ToolListStore } from './tool-list-store.js';
 
 /**
  * Builds the SDK `Client` for one connect attempt, wired to the connection's handlers. The
@@ -38,6 +39,7 @@ export function buildSdkClient(plan: EraPlan, wiring: SdkClientWiring): Client {
     versionNegotiation: plan.negotiation,
     supportedProtocolVersions: [...plan.supportedVersions],
     listMaxPages: wiring.pageCap,
+    responseCacheStore: new ToolListStore(),
     // autoRefresh off: the connection refetches lazily through its own list cache.
     listChanged: {
       tools: { autoRefresh: false, debounceMs: 20, onChanged: onChanged('tools') },
