@@ -1,5 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { describeError, SwitchboardError } from '../core/errors.js';
+import { STREAM_LOST_CODE } from './transports/http.js';
 
 /**
  * Turns what the SDK throws into SwitchboardErrors, by the SDK's error *codes* (never by
@@ -49,6 +50,13 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
           details: { server, sdkCode: error.code },
         });
     }
+  }
+  if (error instanceof ProtocolError && error.code === STREAM_LOST_CODE) {
+    return new SwitchboardError(
+      'UPSTREAM_DISCONNECTED',
+      `Server "${server}" closed the response stream for ${method} without answering. Retry; if it keeps happening, check the server's log.`,
+      { cause: error, details: { server } },
+    );
   }
   if (error instanceof ProtocolError) {
     return new SwitchboardError(

@@ -1,8 +1,13 @@
 import {
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type StreamableHTTPClientTransportOptions,
+  type TransportSendOptions,
 } from '@modelcontextprotocol/client';
+import { SwitchboardError } from '../../core/errors.js';
 
 /**
  * Streamable HTTP, built on the SDK's transport (which already handles JSON and SSE
@@ -10,6 +15,12 @@ import {
  * `retry:` and `Last-Event-ID`, and the OAuth seams). What it lacks is added here:
  *  - `close()` sends no DELETE for a legacy session (the spec says a client SHOULD); this
  *    one terminates the session first, bounded in time so a dead server cannot hang close.
+ *  - A request whose response stream ends without a response (after the SDK's resumption
+ *    attempts) waits forever in SDK 2.4.0: the protocol layer never learns of it. Here it is
+ *    answered at once with a STREAM_LOST error.
+ *  - A network failure (connection refused or reset) means the server is gone: the transport
+ *    closes, so every pending request fails at once instead of waiting for its timeout.
+ *  - Some SDK errors drop the HTTP status (#2410); the last failure seen on the wire is kept.
  * Session expiry (HTTP 404 → re-initialize, SDK #1708) needs a new handshake, so it lives in
  * the Connection, which owns the protocol state.
  */
@@ -18,34 +29,30 @@ export interface HttpTransportOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** How long the DELETE on close may take. Default 2 s. */
   readonly terminateTimeoutMs?: number;
-  readonly sdk?: Omit<StreamableHTTPClientTransportOptions, 'requestInit'>;
+  readonly sdk?: Omit<StreamableHTTPClientTransportOptions, 'requestInit' | 'fetch'>;
 }
 
-/** The last HTTP failure seen on the wire, kept because some SDK errors drop it (#2410). */
+/** The last HTTP failure seen on the wire. */
 export interface HttpFailure {
   readonly status: number;
   readonly body: string;
 }
 
+/** JSON-RPC error code (implementation-defined range) for a response stream lost mid-request. */
+export const STREAM_LOST_CODE = -32099;
+
+type MessageHandler = (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
 export class HttpTransport extends StreamableHTTPClientTransport {
   private readonly terminateTimeoutMs: number;
+  private readonly pending = new Set<RequestId>();
   private closed = false;
+  private lost = false;
   private failure?: HttpFailure;
 
   constructor(options: HttpTransportOptions) {
-    const recorder: { onFailure?: (f: HttpFailure) => void } = {};
+    const hooks: { failure?: (f: HttpFailure) => void; networkLost?: () => void } = {};
     super(new URL(options.url), {
-      fetch: async (url, init) => {
-        const response = await fetch(url, init);
-        if (!response.ok && response.status !== 405) {
-          const body = await response
-            .clone()
-            .text()
-            .catch(() => '');
-          recorder.onFailure?.({ status: response.status, body: body.slice(0, 2000) });
-        }
-        return response;
-      },
       // GET-stream resumption: the SDK default gives up after 2 tries (#2098).
       reconnectionOptions: {
         initialReconnectionDelay: 500,
@@ -55,11 +62,40 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       },
       ...options.sdk,
       requestInit: { headers: { ...options.headers } },
+      fetch: async (url, init) => {
+        let response: Response;
+        try {
+          response = await fetch(url, init);
+        } catch (error) {
+          if (init?.signal?.aborted) throw error;
+          hooks.networkLost?.();
+          throw new SwitchboardError(
+            'UPSTREAM_DISCONNECTED',
+            `Cannot reach ${String(url)}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}. Check that the server is running.`,
+            { cause: error },
+          );
+        }
+        if (!response.ok && response.status !== 405) {
+          const body = await response
+            .clone()
+            .text()
+            .catch(() => '');
+          hooks.failure?.({ status: response.status, body: body.slice(0, 2000) });
+        }
+        return response;
+      },
     });
     this.terminateTimeoutMs = options.terminateTimeoutMs ?? 2000;
-    recorder.onFailure = (f) => {
+    hooks.failure = (f) => {
       this.failure = f;
     };
+    hooks.networkLost = () => {
+      if (this.closed || this.lost) return;
+      this.lost = true;
+      // After the current send settles: the protocol layer then fails every pending request.
+      setImmediate(() => void this.close());
+    };
+    this.trackResponses();
   }
 
   /** The most recent non-2xx answer from the server, if any. */
@@ -67,10 +103,31 @@ export class HttpTransport extends StreamableHTTPClientTransport {
     return this.failure;
   }
 
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = 'method' in message && 'id' in message ? message.id : undefined;
+    if (id === undefined) return super.send(message, options);
+    this.pending.add(id);
+    options?.requestSignal?.addEventListener('abort', () => this.pending.delete(id), { once: true });
+    const tracked: TransportSendOptions = {
+      ...options,
+      onRequestStreamEnd: () => {
+        options?.onRequestStreamEnd?.();
+        if (this.pending.delete(id)) this.answerLost(id);
+      },
+    };
+    try {
+      await super.send(message, tracked);
+    } catch (error) {
+      this.pending.delete(id);
+      throw error;
+    }
+  }
+
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.sessionId) {
+    this.pending.clear();
+    if (this.sessionId && !this.lost) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, this.terminateTimeoutMs);
@@ -80,6 +137,38 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       clearTimeout(timer);
     }
     await super.close();
+  }
+
+  private answerLost(id: RequestId): void {
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      id,
+      error: { code: STREAM_LOST_CODE, message: 'the server closed the response stream without answering' },
+    });
+  }
+
+  /**
+   * `onmessage` is a plain field the protocol layer sets; it is turned into an accessor so
+   * every response delivered to it first clears its request from `pending`.
+   */
+  private trackResponses(): void {
+    let current: MessageHandler | undefined;
+    Object.defineProperty(this, 'onmessage', {
+      configurable: true,
+      enumerable: true,
+      get: () => current,
+      set: (handler: MessageHandler | undefined) => {
+        // Wrap the handler as it is set (not a reference to "the latest" one): the protocol
+        // layer reads the old value and chains it, which must not loop back into itself.
+        current =
+          handler &&
+          ((message, extra) => {
+            const id = (message as { id?: RequestId; method?: string }).id;
+            if (id !== undefined && !('method' in message)) this.pending.delete(id);
+            handler(message, extra);
+          });
+      },
+    });
   }
 }
 

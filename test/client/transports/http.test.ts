@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../../src/client/connection.js';
 import type { LogEntry } from '../../../src/client/connection-types.js';
@@ -5,6 +7,7 @@ import { MemoryEraVerdictStore } from '../../../src/client/era.js';
 import { isSwitchboardError } from '../../../src/core/errors.js';
 import { normalizeServerEntry } from '../../../src/core/server-config.js';
 import { type KitchenStats, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
+import { kitchenSinkBin } from '../../fixtures/paths.js';
 
 /** Streamable HTTP specifics against the kitchen sink: sessions, headers, errors. */
 describe('Streamable HTTP', () => {
@@ -106,5 +109,40 @@ describe('Streamable HTTP', () => {
     const error = await conn.connect().catch((e) => e);
     expect(isSwitchboardError(error, 'CONNECT_FAILED')).toBe(true);
     expect(error.message).toContain('"gone"');
+  });
+});
+
+describe.each(['legacy', 'modern'] as const)('Streamable HTTP server dying mid-call (%s era)', (era) => {
+  it('fails the pending call at once and reports the disconnect', async () => {
+    const child = spawn(process.execPath, [kitchenSinkBin, '--transport', 'http'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      let url = '';
+      for await (const line of createInterface({ input: child.stdout! })) {
+        url = (JSON.parse(line) as { url: string }).url;
+        break;
+      }
+      const conn = new Connection({
+        config: normalizeServerEntry({ name: 'mortal', url, protocol: era }),
+        eraStore: new MemoryEraVerdictStore(),
+      });
+      await conn.connect();
+      const disconnected = new Promise((resolve) => conn.once('disconnected', resolve));
+      const started = Date.now();
+      const error = await conn
+        .callTool('slow', { ms: 60_000 }, { onProgress: () => child.kill('SIGKILL') })
+        .catch((e) => e);
+      expect(isSwitchboardError(error, 'UPSTREAM_DISCONNECTED')).toBe(true);
+      expect(Date.now() - started).toBeLessThan(3000);
+      // The next request finds the server gone; the connection then reports the loss.
+      const next = await conn.callTool('echo', { text: 'x' }).catch((e) => e);
+      expect(isSwitchboardError(next, 'UPSTREAM_DISCONNECTED')).toBe(true);
+      await disconnected;
+      expect(conn.state).toBe('disconnected');
+      await conn.close();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
