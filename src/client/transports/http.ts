@@ -8,6 +8,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../../core/errors.js';
+import { withCompleteSseEnding } from './sse-eof.js';
 
 /**
  * Streamable HTTP, built on the SDK's transport (which already handles JSON and SSE
@@ -21,6 +22,7 @@ import { SwitchboardError } from '../../core/errors.js';
  *  - A network failure (connection refused or reset) means the server is gone: the transport
  *    closes, so every pending request fails at once instead of waiting for its timeout.
  *  - Some SDK errors drop the HTTP status (#2410); the last failure seen on the wire is kept.
+ *  - An SSE body ending in a bare CR loses its last event in the SDK's parser (sse-eof.ts).
  * Session expiry (HTTP 404 → re-initialize, SDK #1708) needs a new handshake, so it lives in
  * the Connection, which owns the protocol state.
  */
@@ -75,7 +77,8 @@ export class HttpTransport extends StreamableHTTPClientTransport {
             { cause: error },
           );
         }
-        if (!response.ok && response.status !== 405) {
+        if (response.ok) return withCompleteSseEnding(response);
+        if (response.status !== 405) {
           const body = await response
             .clone()
             .text()
