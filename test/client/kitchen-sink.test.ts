@@ -279,3 +279,30 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     }),
   ]);
 }
+
+describe.each(['legacy', 'modern'] as const)('without a sampling handler (%s era)', (era) => {
+  it('does not declare sampling, and a server that asks gets a refusal', async () => {
+    const conn = new Connection({
+      config: normalizeServerEntry({
+        name: 'no-sampling',
+        command: process.execPath,
+        args: [kitchenSinkBin],
+        protocol: era,
+      }),
+      eraStore: new MemoryEraVerdictStore(),
+    });
+    await conn.connect();
+    try {
+      const outcome = await conn.callTool('sample', { prompt: 'hi' }).then(
+        (r) => (r.isError ? `error result: ${r.text}` : `ok: ${r.text}`),
+        (e: Error) => `error: ${e.message}`,
+      );
+      expect(outcome).toMatch(/^error/);
+      expect(outcome).not.toContain('model says');
+      // Elicitation without a handler is declined by default.
+      expect(JSON.parse((await conn.callTool('confirm', {})).text)).toEqual({ action: 'decline' });
+    } finally {
+      await conn.close();
+    }
+  });
+});
