@@ -4,7 +4,7 @@
  * Prints connect time, call latency p50/p99 and throughput at concurrency 1/16/64 for stdio
  * and Streamable HTTP in both eras, each with the ratio ours/raw. Target: p50 within 1.10×.
  *
- *   npm run bench:connection [-- --rounds 5 --calls 300]
+ *   npm run bench:connection [-- --rounds 5 --calls 300 --only http/legacy]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,8 @@ const ROUNDS = Number(args.get('rounds') ?? 5);
 const CALLS = Number(args.get('calls') ?? 300);
 const THROUGHPUT_CALLS = Number(args.get('throughput-calls') ?? 640);
 const CONCURRENCY = [1, 16, 64];
+/** `--only stdio/legacy` (or any `transport/era`) limits the run to one pairing. */
+const ONLY = args.get('only');
 
 type Era = 'legacy' | 'modern';
 interface Handle {
@@ -140,43 +142,74 @@ async function measure(target: Target, into: Sample): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  await buildFixtures();
-  const http = await startHttpFixture();
-  const rows: string[] = [];
+const PAIRINGS = ['stdio/legacy', 'stdio/modern', 'http/legacy', 'http/modern'] as const;
+
+/** Measures one pairing (in its own process, with its own HTTP fixture) and prints its rows. */
+async function measurePairing(pairing: string): Promise<void> {
+  let listenerWarnings = 0;
+  process.on('warning', (w) => {
+    if (w.name === 'MaxListenersExceededWarning') listenerWarnings++;
+  });
+  const [transport, era] = pairing.split('/') as ['stdio' | 'http', Era];
+  const http = transport === 'http' ? await startHttpFixture() : undefined;
   try {
-    for (const transport of ['stdio', 'http'] as const) {
-      for (const era of ['legacy', 'modern'] as const) {
-        const ours = ourTarget(transport, era, http.url);
-        const raw = rawTarget(transport, era, http.url);
-        const a = emptySample();
-        const b = emptySample();
-        for (let round = 0; round < ROUNDS; round++) {
-          // Alternate who goes first so drift on the machine hits both alike.
-          if (round % 2 === 0) {
-            await measure(raw, b);
-            await measure(ours, a);
-          } else {
-            await measure(ours, a);
-            await measure(raw, b);
-          }
-        }
-        const line = (name: string, ourV: number, rawV: number, unit: string, digits = 2) =>
-          `${`${transport}/${era}`.padEnd(14)} ${name.padEnd(16)} ours ${fmt(ourV, digits).padStart(9)} ${unit.padEnd(6)} raw ${fmt(rawV, digits).padStart(9)} ${unit.padEnd(6)} ratio ${fmt(ourV / rawV)}`;
-        rows.push(line('connect', median(a.connectMs), median(b.connectMs), 'ms'));
-        rows.push(line('call p50', median(a.p50), median(b.p50), 'ms', 3));
-        rows.push(line('call p99', median(a.p99), median(b.p99), 'ms', 3));
-        for (const c of CONCURRENCY) {
-          rows.push(line(`calls/s c=${c}`, median(a.throughput[c]!), median(b.throughput[c]!), '/s', 0));
-        }
-        console.log(rows.slice(-6).join('\n'));
+    const ours = ourTarget(transport, era, http?.url ?? '');
+    const raw = rawTarget(transport, era, http?.url ?? '');
+    const a = emptySample();
+    const b = emptySample();
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate who goes first so drift on the machine hits both alike.
+      if (round % 2 === 0) {
+        await measure(raw, b);
+        await measure(ours, a);
+      } else {
+        await measure(ours, a);
+        await measure(raw, b);
       }
     }
+    const line = (name: string, ourV: number, rawV: number, unit: string, digits = 2) =>
+      `${pairing.padEnd(14)} ${name.padEnd(16)} ours ${fmt(ourV, digits).padStart(9)} ${unit.padEnd(6)} raw ${fmt(rawV, digits).padStart(9)} ${unit.padEnd(6)} ratio ${fmt(ourV / rawV)}`;
+    const rows = [
+      line('connect', median(a.connectMs), median(b.connectMs), 'ms'),
+      line('call p50', median(a.p50), median(b.p50), 'ms', 3),
+      line('call p99', median(a.p99), median(b.p99), 'ms', 3),
+      ...CONCURRENCY.map((c) =>
+        line(`calls/s c=${c}`, median(a.throughput[c]!), median(b.throughput[c]!), '/s', 0),
+      ),
+    ];
+    if (listenerWarnings > 0)
+      rows.push(`${pairing.padEnd(14)} (${listenerWarnings} abort-listener leak warnings during the run)`);
+    console.log(rows.join('\n'));
   } finally {
-    http.child.kill('SIGKILL');
+    http?.child.kill('SIGKILL');
+  }
+}
+
+async function main(): Promise<void> {
+  if (ONLY !== undefined) {
+    await measurePairing(ONLY);
+    return;
+  }
+  await buildFixtures();
+  // Each pairing runs in a fresh process: state left by one (sessions, heap) must not tax the next.
+  for (const pairing of PAIRINGS) {
+    const passOn = process.argv
+      .slice(2)
+      .filter((_, i, all) => all[i] !== '--only' && all[i - 1] !== '--only');
+    // --no-warnings: the raw SDK's HTTP transport piles abort listeners on one signal (undici
+    // frees them only on GC); those warnings are counted and reported once per pairing.
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, process.argv[1]!, ...passOn, '--only', pairing],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`the ${pairing} run failed (exit ${code})`);
   }
   console.log(
-    `\nNode ${process.version}; medians of ${ROUNDS} interleaved rounds, ${CALLS} sequential calls, ${THROUGHPUT_CALLS} calls per concurrency level.`,
+    `\nNode ${process.version}; medians of ${ROUNDS} interleaved rounds, ${CALLS} sequential calls, ${THROUGHPUT_CALLS} calls per concurrency level; one process per pairing.`,
   );
 }
 

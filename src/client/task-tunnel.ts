@@ -34,6 +34,7 @@ export function shouldRunAsTask(
   tool: Tool | undefined,
   wanted: boolean,
 ): boolean {
+  if (!wanted && (era === 'modern' || tool?.execution === undefined)) return false;
   if (!era || !serverSupportsToolTasks(capabilities, era)) return false;
   if (era === 'modern') return wanted;
   const support = tool ? toolTaskSupport(tool) : 'forbidden';

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type JSONRPCMessage,
   type MessageExtraInfo,
@@ -8,7 +9,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../../core/errors.js';
-import { withCompleteSseEnding } from './sse-eof.js';
+import { withWatchedBody } from './watched-body.js';
 
 /**
  * Streamable HTTP, built on the SDK's transport (which already handles JSON and SSE
@@ -22,7 +23,8 @@ import { withCompleteSseEnding } from './sse-eof.js';
  *  - A network failure (connection refused or reset) means the server is gone: the transport
  *    closes, so every pending request fails at once instead of waiting for its timeout.
  *  - Some SDK errors drop the HTTP status (#2410); the last failure seen on the wire is kept.
- *  - An SSE body ending in a bare CR loses its last event in the SDK's parser (sse-eof.ts).
+ *  - Response bodies are watched (watched-body.ts): per-request abort signals that do not
+ *    pile up on the transport's, and SSE bodies ending in a bare CR keep their last event.
  * Session expiry (HTTP 404 → re-initialize, SDK #1708) needs a new handshake, so it lives in
  * the Connection, which owns the protocol state.
  */
@@ -42,6 +44,8 @@ export interface HttpFailure {
 
 /** JSON-RPC error code (implementation-defined range) for a response stream lost mid-request. */
 export const STREAM_LOST_CODE = -32099;
+
+const raisedLimit = new WeakSet<AbortSignal>();
 
 type MessageHandler = (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
@@ -65,11 +69,25 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       ...options.sdk,
       requestInit: { headers: { ...options.headers } },
       fetch: async (url, init) => {
+        // A signal of this request's own, linked to the transport's until the body is done
+        // (see watched-body.ts for why).
+        const outer = init?.signal ?? undefined;
+        // One relay per request in flight: as many as the concurrency, by design.
+        if (outer && !raisedLimit.has(outer)) {
+          setMaxListeners(10_000, outer);
+          raisedLimit.add(outer);
+        }
+        const own = new AbortController();
+        const relay = () => own.abort(outer?.reason);
+        if (outer?.aborted) relay();
+        else outer?.addEventListener('abort', relay, { once: true });
+        const unlink = () => outer?.removeEventListener('abort', relay);
         let response: Response;
         try {
-          response = await fetch(url, init);
+          response = await fetch(url, { ...init, signal: own.signal });
         } catch (error) {
-          if (init?.signal?.aborted) throw error;
+          unlink();
+          if (outer?.aborted) throw error;
           hooks.networkLost?.();
           throw new SwitchboardError(
             'UPSTREAM_DISCONNECTED',
@@ -77,15 +95,14 @@ export class HttpTransport extends StreamableHTTPClientTransport {
             { cause: error },
           );
         }
-        if (response.ok) return withCompleteSseEnding(response);
-        if (response.status !== 405) {
+        if (!response.ok && response.status !== 405) {
           const body = await response
             .clone()
             .text()
             .catch(() => '');
           hooks.failure?.({ status: response.status, body: body.slice(0, 2000) });
         }
-        return response;
+        return withWatchedBody(response, unlink);
       },
     });
     this.terminateTimeoutMs = options.terminateTimeoutMs ?? 2000;
