@@ -22,6 +22,7 @@ for (let i = 2; i < process.argv.length; i += 2)
   args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
 const ROUNDS = Number(args.get('rounds') ?? 5);
 const CALLS = Number(args.get('calls') ?? 300);
+const WARMUP = Number(args.get('warmup') ?? 200);
 const THROUGHPUT_CALLS = Number(args.get('throughput-calls') ?? 640);
 const CONCURRENCY = [1, 16, 64];
 /** `--only stdio/legacy` (or any `transport/era`) limits the run to one pairing. */
@@ -89,7 +90,7 @@ function rawTarget(transport: 'stdio' | 'http', era: Era, url: string): Target {
 
 async function startHttpFixture(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [kitchenSinkBin, '--transport', 'http', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   const lines = createInterface({ input: child.stdout! });
   for await (const line of lines) {
@@ -115,7 +116,7 @@ async function measure(target: Target, into: Sample): Promise<void> {
   const handle = await target.connect();
   into.connectMs.push(performance.now() - t0);
   try {
-    for (let i = 0; i < 20; i++) await handle.call(); // warm-up
+    for (let i = 0; i < WARMUP; i++) await handle.call(); // warm-up: both processes reach steady JIT state
     const latencies: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       const s = performance.now();

@@ -83,6 +83,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
   private readonly progress = new ProgressRouter();
+  private readonly controllers: AbortController[] = [];
   private currentState: ConnectionState = 'idle';
 
   constructor(private readonly options: ConnectionOptions) {
@@ -419,7 +420,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     retried = false,
   ): Promise<T> {
     const client = this.requireClient(method);
-    const controller = new AbortController();
+    const controller = this.controllers.pop() ?? new AbortController();
     const budget = options.timeoutMs ?? this.config.timeouts.requestMs;
     let timedOut = false;
     const deadline = this.deadlines.start(budget, () => {
@@ -438,7 +439,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     });
     try {
       const meta: RequestMeta = { progressToken };
-      if (this.era === 'modern') meta[LOG_LEVEL_META_KEY] = this.options.logLevel ?? 'info';
+      // 2026-07-28 servers log only when asked; ask only when someone reads the logs.
+      if (this.options.onLog && this.era === 'modern')
+        meta[LOG_LEVEL_META_KEY] = this.options.logLevel ?? 'info';
       return await fn(client, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }, meta);
     } catch (error) {
       if (timedOut) {
@@ -468,6 +471,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     } finally {
       this.progress.close(progressToken);
       this.deadlines.end(deadline);
+      // A controller that never fired is as good as new: reuse it (fewer allocations per call).
+      if (!controller.signal.aborted && this.controllers.length < 64) this.controllers.push(controller);
       userSignal?.removeEventListener('abort', onAbort);
     }
   }
