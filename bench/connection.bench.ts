@@ -148,6 +148,8 @@ const PAIRINGS = ['stdio/legacy', 'stdio/modern', 'http/legacy', 'http/modern'] 
 /** Measures one pairing (in its own process, with its own HTTP fixture) and prints its rows. */
 async function measurePairing(pairing: string): Promise<void> {
   let listenerWarnings = 0;
+  // Counted and reported once instead of printed by the thousand (the default printer goes).
+  process.removeAllListeners('warning');
   process.on('warning', (w) => {
     if (w.name === 'MaxListenersExceededWarning') listenerWarnings++;
   });
@@ -197,8 +199,8 @@ async function main(): Promise<void> {
     const passOn = process.argv
       .slice(2)
       .filter((_, i, all) => all[i] !== '--only' && all[i - 1] !== '--only');
-    // --no-warnings: the raw SDK's HTTP transport piles abort listeners on one signal (undici
-    // frees them only on GC); those warnings are counted and reported once per pairing.
+    // The raw SDK's HTTP transport piles abort listeners on one signal (undici frees them only
+    // on GC); each pairing counts those warnings and reports them once.
     const child = spawn(
       process.execPath,
       [...process.execArgv, process.argv[1]!, ...passOn, '--only', pairing],
