@@ -2,7 +2,7 @@ import type { Implementation, LoggingLevel, Progress } from '@modelcontextprotoc
 import type { SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
 import type { EraVerdictStore } from './era.js';
-import type { ListKind } from './list-cache.js';
+import type { ListKind, ListSnapshot } from './list-cache.js';
 import type { ElicitationHandler, SamplingHandler } from './server-requests.js';
 import type { TaskInfo } from './task-runner.js';
 
@@ -30,7 +30,8 @@ export interface ServerEvent {
 
 export type ConnectionEvents = {
   state: [state: ConnectionState, error?: SwitchboardError];
-  listChanged: [kind: ListKind];
+  /** A list changed on the server; `list` is the refreshed one (undefined if refetching failed). */
+  listChanged: [kind: ListKind, list: ListSnapshot<unknown> | undefined];
   disconnected: [error: SwitchboardError];
 };
 

@@ -539,10 +539,22 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     return list;
   }
 
+  /** A list changed: drop it, fetch it again at once, then tell listeners (with the new list). */
   private onListChanged(kind: ListKind): void {
     this.lists.invalidate(kind);
     if (kind === 'resources') this.lists.invalidate('resourceTemplates');
-    this.emit('listChanged', kind);
+    if (this.currentState !== 'connected') return;
+    this.cachedList(kind).then(
+      (list) => this.emit('listChanged', kind, list),
+      (error: unknown) => {
+        this.log(
+          'lifecycle',
+          'warning',
+          `refreshing ${kind} after list_changed failed: ${describeError(error)}`,
+        );
+        this.emit('listChanged', kind, undefined);
+      },
+    );
   }
 
   private requestContext(signal: AbortSignal): ServerRequestContext {

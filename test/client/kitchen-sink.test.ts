@@ -231,10 +231,18 @@ describe.each(matrix)('kitchen sink over $transport, $era era', ({ transport, er
 
   it('refreshes the tool list on list_changed and emits an event', async () => {
     const before = (await conn.listTools()).items.length;
-    const changed = new Promise<string>((resolve) => conn.once('listChanged', resolve));
+    const changed = new Promise<[string, { items: readonly { name: string }[] } | undefined]>((resolve) =>
+      conn.once('listChanged', (kind, list) =>
+        resolve([kind, list as { items: { name: string }[] } | undefined]),
+      ),
+    );
     const added = (await conn.callTool('add_tool', {})).text;
-    expect(await withTimeout(changed, 5000)).toBe('tools');
+    const [kind, fresh] = await withTimeout(changed, 5000);
+    expect(kind).toBe('tools');
+    // The event carries the list fetched again, and the cache serves the same one.
+    expect(fresh?.items.map((t) => t.name)).toContain(added);
     const after = await conn.listTools();
+    expect(after).toBe(fresh);
     expect(after.items.length).toBe(before + 1);
     expect(after.items.map((t) => t.name)).toContain(added);
   });
