@@ -40,7 +40,7 @@ import { fetchList, LIST_METHODS } from './list-fetch.js';
 import { OutputValidators } from './output-validators.js';
 import { passthroughSchema } from './passthrough-schema.js';
 import { normalizeToolResult, type ToolResult } from './results.js';
-import { buildSdkClient, clientCapabilities } from './sdk-client.js';
+import { buildSdkClient } from './sdk-client.js';
 import {
   answerInputRequests,
   declineElicitation,
@@ -48,8 +48,7 @@ import {
   type ServerRequestContext,
   type ServerRequestHandlers,
 } from './server-requests.js';
-import { runToolAsTask } from './task-runner.js';
-import { shouldRunAsTask, untunnelTaskResult } from './task-tunnel.js';
+import { runCallAsTask, shouldRunAsTask, untunnelTaskResult } from './tool-tasks.js';
 import { ProgressRouter, tapTransport } from './transport-tap.js';
 import { HttpTransport } from './transports/http.js';
 import { StdioTransport } from './transports/stdio.js';
@@ -247,30 +246,15 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     args: Record<string, unknown>,
     options: ToolCallOptions,
   ): Promise<Record<string, unknown>> {
-    const ttlMs = typeof options.task === 'object' ? options.task.ttlMs : undefined;
-    const signal = options.signal ?? new AbortController().signal;
-    return runToolAsTask(
-      {
-        request: (method, params, rpc) =>
-          this.request(method, params, untunnelTaskResult, {
-            ...(rpc.signal && { signal: rpc.signal }),
-            timeoutMs: rpc.timeoutMs ?? this.config.timeouts.requestMs,
-          }),
-      },
-      {
-        era: this.era ?? 'legacy',
-        toolName: name,
-        arguments: args,
-        ...(ttlMs !== undefined && { ttlMs }),
-        ...(options.signal && { signal: options.signal }),
-        ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
-        clientCapabilities: { ...clientCapabilities(this.handlers) },
-        onInputRequests: (requests) =>
-          this.deadlines.whilePaused(() =>
-            answerInputRequests(requests, this.handlers, this.requestContext(signal)),
-          ),
-      },
-    );
+    const context = this.requestContext(options.signal ?? new AbortController().signal);
+    return runCallAsTask(name, args, options, {
+      era: this.era ?? 'legacy',
+      requestTimeoutMs: this.config.timeouts.requestMs,
+      handlers: this.handlers,
+      send: (method, params, rq) => this.request(method, params, untunnelTaskResult, rq),
+      answer: (requests) =>
+        this.deadlines.whilePaused(() => answerInputRequests(requests, this.handlers, context)),
+    });
   }
 
   // ---- internals: connect ------------------------------------------------------------------

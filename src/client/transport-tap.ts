@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Progress, Transport } from '@modelcontextprotocol/client';
-import { tunnelTaskResult } from './task-tunnel.js';
+import { tunnelTaskResult } from './tool-tasks.js';
 
 /**
  * What the connection reads off the transport before the SDK sees a message. The SDK's
@@ -7,7 +7,7 @@ import { tunnelTaskResult } from './task-tunnel.js';
  *  - Progress, routed by our own tokens: the SDK dispatches notifications a tick after
  *    responses, so its own progress handler loses the last event before a result.
  *  - The protocol version a server offers in `initialize`, to name it if we cannot speak it.
- *  - 2026-07-28 task results, tunnelled past the SDK's result check (task-tunnel.ts).
+ *  - 2026-07-28 task results, tunnelled past the SDK's result check (tool-tasks.ts).
  */
 export class ProgressRouter {
   private counter = 0;

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it, vi } from 'vitest';
-import { shouldRunAsTask, untunnelTaskResult } from '../../src/client/task-tunnel.js';
+import { shouldRunAsTask, untunnelTaskResult } from '../../src/client/tool-tasks.js';
 import { ProgressRouter, tapTransport } from '../../src/client/transport-tap.js';
 
 describe('ProgressRouter', () => {
