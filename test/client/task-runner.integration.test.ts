@@ -16,8 +16,9 @@ import {
   type TaskRpc,
   toolTaskSupport,
 } from '../../src/client/task-runner.js';
-import { isSwitchboardError, type SwitchboardError } from '../../src/core/errors.js';
+import { tunnelTaskResult, untunnelTaskResult } from '../../src/client/tool-tasks.js';
 import { startTaskServer, TASKS_EXTENSION, type TaskServerHandle } from '../fixtures/task-server.js';
+import { rejection } from '../helpers/rejection.js';
 
 /**
  * The task runner against a real SDK v2 `Server` (fixture) through a real SDK v2 `Client`
@@ -28,37 +29,14 @@ import { startTaskServer, TASKS_EXTENSION, type TaskServerHandle } from '../fixt
 const CLIENT_CAPABILITIES = { elicitation: { form: {} } };
 /** Any JSON object: the runner validates task shapes itself. */
 const AnyResult = z.looseObject({});
-/** Where the tunnel parks a CreateTaskResult so the SDK's result check lets it through. */
-const TUNNEL_KEY = 'dev.switchboard/create-task-result';
-
-/**
- * SDK v2 (2.4.0) rejects a `tools/call` answer with `resultType: "task"` on a 2026-07-28
- * connection (SdkError UNSUPPORTED_RESULT_TYPE, and the task id is lost). Installed after
- * `connect()`, this re-labels such an answer as a complete result that carries the original
- * under `_meta[TUNNEL_KEY]`; `untunnel` restores it. Only the extension's `tools/call` can
- * legitimately carry `resultType: "task"`, so no request bookkeeping is needed.
- */
+/** Installed after `connect()`: the connection's own tunnel (tool-tasks.ts) in front of the SDK. */
 function tunnelTaskResults(transport: Transport): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) throw new Error('connect the client before installing the tunnel');
   transport.onmessage = <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => {
-    const result = (message as { result?: unknown }).result;
-    if (isRecord(result) && result.resultType === 'task') {
-      const relabelled = {
-        ...message,
-        result: { resultType: 'complete', content: [], _meta: { [TUNNEL_KEY]: result } },
-      };
-      deliver(relabelled as T, extra);
-      return;
-    }
+    tunnelTaskResult(message);
     deliver(message, extra);
   };
-}
-
-function untunnel(result: Record<string, unknown>): Record<string, unknown> {
-  const meta = result._meta;
-  const original = isRecord(meta) ? meta[TUNNEL_KEY] : undefined;
-  return isRecord(original) ? original : result;
 }
 
 /** The TaskRpc adapter over an SDK v2 Client: custom result schema, timeout and signal passed on. */
@@ -70,7 +48,7 @@ function sdkTaskRpc(client: Client, server: string): TaskRpc {
           ...(signal !== undefined && { signal }),
           ...(timeoutMs !== undefined && { timeout: timeoutMs }),
         });
-        return untunnel(result);
+        return untunnelTaskResult(result);
       } catch (error) {
         throw mapSdkError(error, server, method);
       }
@@ -98,23 +76,13 @@ async function connect(url: string, era: TaskEra, options: { tunnel?: boolean } 
   return { client, rpc: sdkTaskRpc(client, 'task-fixture'), close: () => client.close() };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<SwitchboardError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSwitchboardError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
-
 function textOf(result: Record<string, unknown>): string | undefined {
   const content = result.content;
   const first = Array.isArray(content) ? (content[0] as { text?: unknown } | undefined) : undefined;
   return typeof first?.text === 'string' ? first.text : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+function _isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -10,7 +10,8 @@ import {
   type TaskRpc,
   toolTaskSupport,
 } from '../../src/client/task-runner.js';
-import { isSwitchboardError, SwitchboardError } from '../../src/core/errors.js';
+import { SwitchboardError } from '../../src/core/errors.js';
+import { rejection } from '../helpers/rejection.js';
 
 type Params = Record<string, unknown>;
 type RpcOptions = { signal?: AbortSignal; timeoutMs?: number };
@@ -96,16 +97,6 @@ function run(rpc: TaskRpc, clock: ReturnType<typeof fakeClock>, options: Partial
     now: clock.now,
     ...options,
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SwitchboardError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSwitchboardError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('clampPollInterval', () => {
