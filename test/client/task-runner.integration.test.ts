@@ -82,10 +82,6 @@ function textOf(result: Record<string, unknown>): string | undefined {
   return typeof first?.text === 'string' ? first.text : undefined;
 }
 
-function _isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 let fixture: TaskServerHandle;
 
 beforeAll(async () => {
