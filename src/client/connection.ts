@@ -79,6 +79,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private readonly validators = new OutputValidators();
   private client?: Client;
   private transport?: Transport;
+  /** The transport of a connect attempt under way, so close() can cut it short. */
+  private connectingTransport?: Transport;
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
   private readonly progress = new ProgressRouter();
@@ -148,10 +150,13 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     if (this.currentState === 'closed') return;
     this.setState('closed');
     const client = this.client;
+    const connecting = this.connectingTransport;
     this.client = undefined;
     this.transport = undefined;
+    this.connectingTransport = undefined;
     this.lists.clear();
-    await client?.close().catch(() => undefined);
+    // A handshake under way is cut short: its transport closes, the connect rejects.
+    await Promise.all([client?.close().catch(() => undefined), connecting?.close().catch(() => undefined)]);
   }
 
   // ---- lists ---------------------------------------------------------------------------
@@ -195,8 +200,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   }
 
   readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.run('resources/read', options, (client, rq) =>
-      client.readResource({ uri }, { ...rq, cacheMode: 'bypass' }),
+    return this.run('resources/read', options, (client, rq, _meta) =>
+      client.readResource({ uri, _meta }, { ...rq, cacheMode: 'bypass' }),
     );
   }
 
@@ -272,7 +277,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       try {
         await this.attempt({ plan });
       } catch (error) {
-        const retry = planRecovery(error, plan, this.config);
+        const retry = this.currentState === 'closed' ? undefined : planRecovery(error, plan, this.config);
         if (!retry) throw error;
         if (retry.forgetVerdict) this.eraStore.delete(identity);
         this.log('lifecycle', 'info', `retrying connect: ${retry.reason}`);
@@ -288,7 +293,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     } catch (error) {
       const failure = error instanceof SwitchboardError ? error : mapSdkError(error, this.name, 'connect');
       this.log('lifecycle', 'error', `connect failed: ${failure.message}`);
-      this.setState('disconnected', failure);
+      if (this.currentState !== 'closed') this.setState('disconnected', failure);
       throw failure;
     }
     this.recordVerdict(identity);
@@ -323,12 +328,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       onTransportError: (error) => this.log('lifecycle', 'debug', `transport: ${describeError(error)}`),
     });
     const offered = tapTransport(transport, this.progress);
+    this.connectingTransport = transport;
     try {
       await client.connect(transport, {
         timeout: this.config.timeouts.connectMs,
         ...(attempt.plan.prior && { prior: attempt.plan.prior }),
       });
     } catch (error) {
+      this.connectingTransport = undefined;
       // Classify first: closing the transport ourselves would look like the server exiting.
       const failure = this.connectError(error, transport, attempt.plan, offered());
       await client.close().catch(() => undefined);
@@ -339,6 +346,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     if (attempt.plan.pinned !== undefined && negotiated !== attempt.plan.pinned) {
       await client.close().catch(() => undefined);
       throw versionError(this.name, negotiated ?? offered() ?? 'none', [attempt.plan.pinned]);
+    }
+    this.connectingTransport = undefined;
+    if (this.currentState === 'closed') {
+      // close() was called while we were connecting: leave nothing running.
+      await client.close().catch(() => undefined);
+      throw new SwitchboardError('NOT_CONNECTED', `Connection "${this.name}" was closed while connecting.`, {
+        details: { server: this.name },
+      });
     }
     client.onclose = () => this.handleClosed(client, transport);
     this.client = client;

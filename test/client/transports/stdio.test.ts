@@ -200,3 +200,18 @@ async function expectEventually(check: () => boolean | Promise<boolean>, timeout
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+describe('closing while connecting', () => {
+  it('leaves no process behind and rejects the connect', async () => {
+    const logs: LogEntry[] = [];
+    const conn = misbehaving('hang-init', { timeouts: { connect: 30 } }, logs);
+    const connecting = conn.connect().catch((e) => e);
+    await expectEventually(() => logs.some((l) => l.text.startsWith('started process')));
+    const pid = Number(/(\d+)$/.exec(logs.find((l) => l.text.startsWith('started process'))!.text)![1]);
+    await conn.close();
+    const error = await connecting;
+    expect(isSwitchboardError(error)).toBe(true);
+    expect(conn.state).toBe('closed');
+    await expectEventually(async () => (await processesInGroup(pid)).length === 0);
+  });
+});
