@@ -35,7 +35,7 @@ import {
   serverIdentity,
 } from './era.js';
 import { mapSdkError } from './error-mapping.js';
-import { ListCache, type ListKind, type ListSnapshot } from './list-cache.js';
+import { findByName, ListCache, type ListKind, type ListSnapshot } from './list-cache.js';
 import { fetchList, LIST_METHODS } from './list-fetch.js';
 import { OutputValidators } from './output-validators.js';
 import { passthroughSchema } from './passthrough-schema.js';
@@ -185,7 +185,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
   ): Promise<ToolResult> {
-    const tool = toolByName(this.lists.peek<Tool>('tools') ?? (await this.listTools()), name);
+    const tool = findByName(this.lists.peek<Tool>('tools') ?? (await this.listTools()), name);
     const wantsTask = options.task !== undefined && options.task !== false;
     if (shouldRunAsTask(this.era, this.capabilities, tool, wantsTask)) {
       const raw = await this.callToolAsTask(name, args, options);
@@ -589,15 +589,4 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
 
 function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
-}
-
-/** Tool lookup by name, indexed once per list snapshot (catalogs run to thousands of tools). */
-const toolIndexes = new WeakMap<ListSnapshot<Tool>, Map<string, Tool>>();
-function toolByName(list: ListSnapshot<Tool>, name: string): Tool | undefined {
-  let index = toolIndexes.get(list);
-  if (!index) {
-    index = new Map(list.items.map((t) => [t.name, t]));
-    toolIndexes.set(list, index);
-  }
-  return index.get(name);
 }

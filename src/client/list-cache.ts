@@ -68,3 +68,14 @@ export class ListCache {
     this.entries.clear();
   }
 }
+
+/** An item of a list by name, indexed once per list snapshot (catalogs run to thousands). */
+const indexes = new WeakMap<ListSnapshot<{ name: string }>, Map<string, { name: string }>>();
+export function findByName<T extends { name: string }>(list: ListSnapshot<T>, name: string): T | undefined {
+  let index = indexes.get(list);
+  if (!index) {
+    index = new Map(list.items.map((item) => [item.name, item]));
+    indexes.set(list, index);
+  }
+  return index.get(name) as T | undefined;
+}
