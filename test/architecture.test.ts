@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
   client: ['core'],
+  host: ['core', 'client', 'storage'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {

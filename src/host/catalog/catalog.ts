@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import { toolDefinitionHash } from './definition-hash.js';
+import { compileNameFilter } from './globs.js';
+import { checkInputSchema } from './schema-check.js';
+import { qualifiedToolName } from './tool-names.js';
+
+/**
+ * The catalog: what every connected server offers, under names an agent can use. Pure: lists
+ * in, one immutable snapshot out, with the tools that could not be offered and why. A
+ * snapshot carries an etag that changes exactly when what it offers changes.
+ */
+
+/** What one connected server contributes. */
+export interface ServerOffer {
+  readonly server: string;
+  readonly tools: readonly Tool[];
+  readonly resources?: readonly Resource[];
+  readonly resourceTemplates?: readonly ResourceTemplateType[];
+  readonly prompts?: readonly Prompt[];
+  /** Tool name globs (the server's own names) from the entry's `tools.include` / `exclude`. */
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
+}
+
+export interface CatalogTool {
+  /** `mcp__<server>__<tool>`, sanitized. */
+  readonly name: string;
+  readonly server: string;
+  /** The definition as the server sent it (its own name included). */
+  readonly tool: Tool;
+  /** Fingerprint of the definition, for pinning. */
+  readonly hash: string;
+}
+
+export type RejectionReason = 'filtered' | 'name_collision' | 'invalid_schema';
+
+export interface RejectedTool {
+  readonly server: string;
+  readonly tool: string;
+  readonly name: string;
+  readonly reason: RejectionReason;
+  /** In words, for status output. */
+  readonly detail: string;
+}
+
+export interface Attributed<T> {
+  readonly server: string;
+  readonly item: T;
+}
+
+export interface CatalogSnapshot {
+  readonly tools: readonly CatalogTool[];
+  readonly rejected: readonly RejectedTool[];
+  readonly resources: readonly Attributed<Resource>[];
+  readonly resourceTemplates: readonly Attributed<ResourceTemplateType>[];
+  readonly prompts: readonly Attributed<Prompt>[];
+  /** Changes exactly when the offered tools, resources or prompts change. */
+  readonly etag: string;
+  /** Reverse lookup: catalog name → tool. */
+  lookup(name: string): CatalogTool | undefined;
+}
+
+// Definitions are long-lived objects (the connection caches its list), so their hashes are too.
+const hashes = new WeakMap<Tool, string>();
+function hashOf(tool: Tool): string {
+  let hash = hashes.get(tool);
+  if (hash === undefined) {
+    hash = toolDefinitionHash(tool);
+    hashes.set(tool, hash);
+  }
+  return hash;
+}
+
+export function buildCatalog(offers: readonly ServerOffer[]): CatalogSnapshot {
+  const rejected: RejectedTool[] = [];
+  const candidates: CatalogTool[] = [];
+  for (const offer of [...offers].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))) {
+    const keep = compileNameFilter(offer.include, offer.exclude);
+    for (const tool of offer.tools) {
+      const name = qualifiedToolName(offer.server, tool.name);
+      const base = { server: offer.server, tool: tool.name, name };
+      if (!keep(tool.name)) {
+        rejected.push({
+          ...base,
+          reason: 'filtered',
+          detail: "removed by the entry's tools.include / tools.exclude",
+        });
+        continue;
+      }
+      const problem = checkInputSchema(tool.inputSchema);
+      if (problem) {
+        rejected.push({ ...base, reason: 'invalid_schema', detail: problem });
+        continue;
+      }
+      candidates.push({ name, server: offer.server, tool, hash: hashOf(tool) });
+    }
+  }
+  // Two tools that sanitize to one name cannot both be offered, and picking one would depend
+  // on which servers exist: both sides are rejected.
+  const byName = new Map<string, CatalogTool[]>();
+  for (const c of candidates) {
+    const same = byName.get(c.name);
+    if (same) same.push(c);
+    else byName.set(c.name, [c]);
+  }
+  const tools: CatalogTool[] = [];
+  const index = new Map<string, CatalogTool>();
+  for (const [name, group] of byName) {
+    if (group.length === 1) {
+      tools.push(group[0]!);
+      index.set(name, group[0]!);
+      continue;
+    }
+    const who = group.map((g) => `${g.server}/${g.tool.name}`).join(', ');
+    for (const g of group) {
+      rejected.push({
+        server: g.server,
+        tool: g.tool.name,
+        name,
+        reason: 'name_collision',
+        detail: `"${name}" is the name of more than one tool (${who}); rename a server or exclude one of them`,
+      });
+    }
+  }
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const attribute = <T>(pick: (o: ServerOffer) => readonly T[] | undefined) =>
+    offers.flatMap((o) => (pick(o) ?? []).map((item) => ({ server: o.server, item })));
+  const resources = attribute((o) => o.resources);
+  const resourceTemplates = attribute((o) => o.resourceTemplates);
+  const prompts = attribute((o) => o.prompts);
+  return {
+    tools,
+    rejected,
+    resources,
+    resourceTemplates,
+    prompts,
+    etag: etagOf(tools, resources, resourceTemplates, prompts),
+    lookup: (name) => index.get(name),
+  };
+}
+
+function etagOf(
+  tools: readonly CatalogTool[],
+  resources: readonly Attributed<Resource>[],
+  templates: readonly Attributed<ResourceTemplateType>[],
+  prompts: readonly Attributed<Prompt>[],
+): string {
+  const h = createHash('sha256');
+  for (const t of tools) h.update(`t\u0000${t.name}\u0000${t.hash}\n`);
+  for (const r of resources) h.update(`r\u0000${r.server}\u0000${r.item.uri}\u0000${r.item.name}\n`);
+  for (const r of templates) h.update(`u\u0000${r.server}\u0000${r.item.uriTemplate}\n`);
+  for (const p of prompts)
+    h.update(`p\u0000${p.server}\u0000${p.item.name}\u0000${JSON.stringify(p.item.arguments ?? [])}\n`);
+  return h.digest('hex').slice(0, 16);
+}
