@@ -1,0 +1,280 @@
+import { Connection } from '../../client/connection.js';
+import type { ConnectionOptions } from '../../client/connection-types.js';
+import { TypedEmitter } from '../../client/typed-emitter.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
+import type { ServerConfig } from '../../core/server-config.js';
+import {
+  DEFAULT_RUNTIME_BACKOFF,
+  FIRST_CONNECT_DELAYS_MS,
+  type RuntimeBackoff,
+  runtimeDelay,
+} from './backoff.js';
+
+/**
+ * Keeps every configured server connected, each on its own: `start()` returns at once, servers
+ * connect in parallel, and one slow or broken server never holds up another. A first connect
+ * is retried on a short schedule and then left `failed` (with the error and what to do) until
+ * reloaded; a server that drops after connecting is reconnected with capped, jittered backoff.
+ * Every retry uses a fresh Connection, so a fresh transport and process.
+ */
+export type ServerState = 'connecting' | 'connected' | 'reconnecting' | 'needs_auth' | 'failed' | 'disabled';
+
+export interface ServerSnapshot {
+  readonly name: string;
+  readonly transport: 'stdio' | 'http' | 'sse';
+  readonly state: ServerState;
+  readonly protocolVersion?: string;
+  readonly tools: number;
+  readonly resources: number;
+  readonly prompts: number;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+export type SupervisorEvents = {
+  /** Every change of any server: the whole list, in name order. */
+  servers: [snapshots: readonly ServerSnapshot[]];
+};
+
+export interface SupervisorOptions {
+  /** Options for each Connection, minus its config. */
+  readonly connection?: Omit<ConnectionOptions, 'config'>;
+  readonly firstConnectDelaysMs?: readonly number[];
+  readonly runtimeBackoff?: RuntimeBackoff;
+  /** Total budget of a first connect, retries included (entry `timeouts.startup`). Default 120 s. */
+  readonly startupMs?: number;
+  readonly createConnection?: (options: ConnectionOptions) => Connection;
+}
+
+interface Runner {
+  config: ServerConfig;
+  state: ServerState;
+  connection?: Connection;
+  counts: { tools: number; resources: number; prompts: number };
+  error?: SwitchboardError;
+  /** Bumped to end the runner's loop (remove, reload, disable, stop). */
+  generation: number;
+  wake?: () => void;
+}
+
+export class Supervisor extends TypedEmitter<SupervisorEvents> {
+  private readonly runners = new Map<string, Runner>();
+  private stopped = false;
+
+  constructor(private readonly options: SupervisorOptions = {}) {
+    super();
+  }
+
+  /** Starts (or restarts) the given servers in the background; returns at once. */
+  start(configs: readonly ServerConfig[]): void {
+    for (const config of configs) this.add(config);
+  }
+
+  /** Adds or replaces a server and starts connecting it. */
+  add(config: ServerConfig, options: { enabled?: boolean } = {}): void {
+    const previous = this.runners.get(config.name);
+    if (previous) void this.retire(previous);
+    const runner: Runner = {
+      config,
+      state: options.enabled === false ? 'disabled' : 'connecting',
+      counts: { tools: 0, resources: 0, prompts: 0 },
+      generation: (previous?.generation ?? 0) + 1,
+    };
+    this.runners.set(config.name, runner);
+    // Spawning is synchronous work: each server starts on its own turn of the event loop, so
+    // start() returns at once and twenty servers do not freeze the process while they launch.
+    if (runner.state !== 'disabled') setImmediate(() => void this.run(runner, runner.generation));
+    this.publish();
+  }
+
+  /** Stops a server and forgets it. */
+  async remove(name: string): Promise<void> {
+    const runner = this.runners.get(name);
+    if (!runner) return;
+    this.runners.delete(name);
+    await this.retire(runner);
+    this.publish();
+  }
+
+  /** Disables (closes) or enables (connects) a server. */
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    const runner = this.require(name);
+    if (!enabled) {
+      await this.retire(runner);
+      this.setState(runner, 'disabled');
+      return;
+    }
+    if (runner.state === 'disabled' || runner.state === 'failed' || runner.state === 'needs_auth')
+      this.add(runner.config);
+  }
+
+  /** Connects a server afresh (a failed one included), with its current or a new config. */
+  reload(name: string, config?: ServerConfig): void {
+    this.add(config ?? this.require(name).config);
+  }
+
+  /** The live connection of a connected server. */
+  connection(name: string): Connection | undefined {
+    const runner = this.runners.get(name);
+    return runner?.state === 'connected' ? runner.connection : undefined;
+  }
+
+  snapshot(): ServerSnapshot[] {
+    return [...this.runners.values()]
+      .map((r) => snapshotOf(r))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Resolves once no server is connecting or reconnecting (or the time is up). */
+  async settled(timeoutMs: number): Promise<readonly ServerSnapshot[]> {
+    const busy = () => this.snapshot().some((s) => s.state === 'connecting' || s.state === 'reconnecting');
+    if (!busy()) return this.snapshot();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('servers', check);
+        resolve(this.snapshot());
+      };
+      const check = () => {
+        if (!busy()) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.on('servers', check);
+    });
+  }
+
+  /** Closes every server; nothing is left running. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const all = [...this.runners.values()];
+    this.runners.clear();
+    await Promise.all(all.map((r) => this.retire(r)));
+  }
+
+  private async run(runner: Runner, generation: number): Promise<void> {
+    const current = () => !this.stopped && runner.generation === generation;
+    const delays = this.options.firstConnectDelaysMs ?? FIRST_CONNECT_DELAYS_MS;
+    const backoff = this.options.runtimeBackoff ?? DEFAULT_RUNTIME_BACKOFF;
+    const startupDeadline = Date.now() + (this.options.startupMs ?? 120_000);
+    let everConnected = false;
+    let attempt = 0;
+    while (current()) {
+      this.setState(runner, everConnected ? 'reconnecting' : 'connecting');
+      const connection = (this.options.createConnection ?? ((o) => new Connection(o)))({
+        ...this.options.connection,
+        config: runner.config,
+      });
+      runner.connection = connection;
+      try {
+        await connection.connect();
+        if (!current()) break;
+        const dropped = new Promise<void>((resolve) => connection.once('disconnected', () => resolve()));
+        await this.discover(runner, connection);
+        connection.on('listChanged', () => void this.discover(runner, connection));
+        everConnected = true;
+        attempt = 0;
+        runner.error = undefined;
+        this.setState(runner, 'connected');
+        await Promise.race([dropped, new Promise<void>((resolve) => (runner.wake = resolve))]);
+        if (!current()) break;
+        // Dropped: its tools leave the catalog now; pending calls already failed.
+        runner.counts = { tools: 0, resources: 0, prompts: 0 };
+        runner.error = new SwitchboardError(
+          'UPSTREAM_DISCONNECTED',
+          `Server "${runner.config.name}" disconnected; reconnecting.`,
+        );
+      } catch (error) {
+        runner.error = isSwitchboardError(error)
+          ? error
+          : new SwitchboardError('CONNECT_FAILED', describeError(error), { cause: error });
+        await connection.close().catch(() => undefined);
+        if (!current()) break;
+        if (runner.error.code === 'UPSTREAM_HTTP' && runner.error.details.status === 401) {
+          this.setState(runner, 'needs_auth');
+          return;
+        }
+        const firstConnectOver = attempt >= delays.length || Date.now() >= startupDeadline;
+        if (!everConnected && (firstConnectOver || !retryable(runner.error))) {
+          this.setState(runner, 'failed');
+          return;
+        }
+      }
+      await connection.close().catch(() => undefined);
+      const delay = everConnected ? runtimeDelay(attempt, backoff) : (delays[attempt] ?? 0);
+      attempt++;
+      if (!current()) break;
+      this.setState(runner, everConnected ? 'reconnecting' : 'connecting');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        runner.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private async discover(runner: Runner, connection: Connection): Promise<void> {
+    const [tools, resources, prompts] = await Promise.all([
+      connection.listTools().catch(() => undefined),
+      connection.listResources().catch(() => undefined),
+      connection.listPrompts().catch(() => undefined),
+    ]);
+    runner.counts = {
+      tools: tools?.items.length ?? 0,
+      resources: resources?.items.length ?? 0,
+      prompts: prompts?.items.length ?? 0,
+    };
+    if (runner.state === 'connected') this.publish();
+  }
+
+  private async retire(runner: Runner): Promise<void> {
+    runner.generation++;
+    runner.wake?.();
+    const connection = runner.connection;
+    runner.connection = undefined;
+    runner.counts = { tools: 0, resources: 0, prompts: 0 };
+    await connection?.close().catch(() => undefined);
+  }
+
+  private setState(runner: Runner, state: ServerState): void {
+    runner.state = state;
+    if (this.runners.get(runner.config.name) === runner) this.publish();
+  }
+
+  private publish(): void {
+    this.emit('servers', this.snapshot());
+  }
+
+  private require(name: string): Runner {
+    const runner = this.runners.get(name);
+    if (!runner) {
+      throw new SwitchboardError(
+        'CONFIG_INVALID',
+        `No server named "${name}". List the servers to see their names.`,
+        {
+          details: { server: name },
+        },
+      );
+    }
+    return runner;
+  }
+}
+
+/** Errors a retry cannot fix: the entry itself is wrong. */
+function retryable(error: SwitchboardError): boolean {
+  return !['ENV_VAR_MISSING', 'SPAWN_FAILED', 'PROTOCOL_VERSION_UNSUPPORTED', 'CONFIG_INVALID'].includes(
+    error.code,
+  );
+}
+
+function snapshotOf(r: Runner): ServerSnapshot {
+  const version = r.state === 'connected' ? r.connection?.protocolVersion : undefined;
+  return {
+    name: r.config.name,
+    transport: r.config.transport.kind,
+    state: r.state,
+    ...(version !== undefined && { protocolVersion: version }),
+    ...r.counts,
+    ...(r.error && r.state !== 'connected' && { error: { code: r.error.code, message: r.error.message } }),
+  };
+}
