@@ -10,11 +10,14 @@ import { describe, expect, it } from 'vitest';
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
   client: ['core'],
+  'config-files': ['core'],
+  storage: ['core'],
   host: ['core', 'client', 'storage'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {
   'node:child_process': ['client/transports/stdio.ts', 'client/transports/process-group.ts'],
+  'better-sqlite3': ['storage/database.ts'],
 };
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');

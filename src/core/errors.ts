@@ -20,7 +20,12 @@ export type SwitchboardErrorCode =
   | 'MESSAGE_TOO_LARGE'
   | 'TASK_FAILED'
   | 'TASK_CANCELLED'
-  | 'TASK_EXPIRED';
+  | 'TASK_EXPIRED'
+  | 'STORAGE_FAILED'
+  | 'STORAGE_MIGRATION_FAILED'
+  | 'STORAGE_TOO_NEW'
+  | 'CONFIG_READ_FAILED'
+  | 'CONFIG_WRITE_FAILED';
 
 /** Structured details attached to some codes (HTTP status, JSON-RPC code, server name). */
 export interface SwitchboardErrorDetails {

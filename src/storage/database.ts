@@ -1,0 +1,70 @@
+/**
+ * The embedded backend: one SQLite file (better-sqlite3) in the data directory. WAL lets
+ * readers run beside the one writer; `busy_timeout` makes a second process wait for the write
+ * lock instead of failing; `synchronous=NORMAL` is durable under WAL except for the last
+ * transactions on power loss, which the event log tolerates (delivery is at-least-once).
+ */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { describeError, SwitchboardError } from '../core/errors.js';
+import type { Clock } from './json.js';
+import { migrateToLatest } from './migrations/runner.js';
+import type { Store } from './ports.js';
+import type { Database } from './schema.js';
+import { createStore } from './store.js';
+
+/** Where the SQLite database is: a file (created with its directory) or memory (tests). */
+export type SqliteLocation = { file: string } | { memory: true };
+
+/** Options of `openSqliteStore`. */
+export type OpenSqliteStoreOptions = SqliteLocation & {
+  /** The source of timestamps (default: the system clock). */
+  clock?: Clock;
+};
+
+/** How long a connection waits for another's write lock before failing, in ms. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating if needed) the SQLite store at `file`, or an in-memory one, and migrates it
+ * to the latest schema. The directory is created owner-only (0700), the file 0600. Throws
+ * `STORAGE_FAILED` when the file cannot be opened as a database, `STORAGE_TOO_NEW` when a newer
+ * Switchboard wrote it, `STORAGE_MIGRATION_FAILED` when migrating fails.
+ */
+export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<Store> {
+  const file = 'file' in options ? resolve(options.file) : undefined;
+  const location = file ?? ':memory:';
+  let sqlite: BetterSqlite3.Database | undefined;
+  try {
+    if (file !== undefined) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      // Create it owner-only before SQLite does (SQLite's -wal and -shm files copy its mode).
+      closeSync(openSync(file, 'a', 0o600));
+    }
+    sqlite = new BetterSqlite3(location);
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const mode = sqlite.pragma('journal_mode = WAL', { simple: true });
+    if (file !== undefined && mode !== 'wal')
+      throw new Error(`SQLite kept journal_mode=${String(mode)} instead of WAL`);
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+  } catch (error) {
+    sqlite?.close();
+    throw new SwitchboardError(
+      'STORAGE_FAILED',
+      `Cannot open the Switchboard database ${location}: ${describeError(error)}. Check that the path ` +
+        'is a Switchboard database on a local disk and that this user may read and write it.',
+      { cause: error, details: { location } },
+    );
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  try {
+    await migrateToLatest(db, { location, ...(options.clock && { clock: options.clock }) });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return createStore(db, options.clock ? { clock: options.clock } : {});
+}

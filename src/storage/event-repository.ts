@@ -1,0 +1,91 @@
+/**
+ * `EventRepository` over Kysely. Delivery is at-least-once: `takePending` claims events with a
+ * single `UPDATE … WHERE id IN (oldest pending) AND status = 'pending' RETURNING`, which is
+ * atomic in SQLite (a write statement holds the write lock from its start) and safe in
+ * PostgreSQL (a concurrent taker re-checks `status` on the row it waited for and skips it).
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { type Clock, fromJson, fromTime, toOptionalJson, toTime } from './json.js';
+import type { EventRepository, StoredEvent } from './ports.js';
+import type { Database, EventsTable } from './schema.js';
+
+/** Ids per statement in `ack`: far below SQLite's and PostgreSQL's bound-parameter limits. */
+const ACK_CHUNK = 500;
+
+function toEvent(row: Selectable<EventsTable>): StoredEvent {
+  return {
+    id: Number(row.id),
+    server: row.server,
+    method: row.method,
+    params: fromJson(row.params),
+    receivedAt: fromTime(row.received_at),
+    status: row.status,
+  };
+}
+
+/** The event repository of `db`. */
+export function createEventRepository(db: Kysely<Database>, clock: Clock): EventRepository {
+  return {
+    async append({ server, method, params, receivedAt }) {
+      const row = await db
+        .insertInto('events')
+        .values({
+          server,
+          method,
+          params: toOptionalJson(params, `the params of ${method} from "${server}"`),
+          received_at: toTime(receivedAt),
+          status: 'pending',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+
+    async takePending(limit) {
+      const n = Math.floor(limit);
+      if (!(n > 0)) return [];
+      const rows = await db
+        .updateTable('events')
+        .set({ status: 'delivered', delivered_at: toTime(clock()) })
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('events').select('id').where('status', '=', 'pending').orderBy('id').limit(n),
+        )
+        // Re-checked on the row itself: the guard that keeps two takers apart in PostgreSQL.
+        .where('status', '=', 'pending')
+        .returningAll()
+        .execute();
+      // RETURNING promises no order.
+      return rows.map(toEvent).sort((a, b) => a.id - b.id);
+    },
+
+    async ack(ids) {
+      let changed = 0;
+      const now = toTime(clock());
+      for (let i = 0; i < ids.length; i += ACK_CHUNK) {
+        const result = await db
+          .updateTable('events')
+          .set({ status: 'acked', acked_at: now })
+          .where('id', 'in', ids.slice(i, i + ACK_CHUNK))
+          .where('status', '!=', 'acked')
+          .executeTakeFirst();
+        changed += Number(result.numUpdatedRows);
+      }
+      return changed;
+    },
+
+    async count(status) {
+      let query = db.selectFrom('events').select((eb) => eb.fn.countAll().as('n'));
+      if (status !== undefined) query = query.where('status', '=', status);
+      const row = await query.executeTakeFirstOrThrow();
+      // PostgreSQL returns count(*) as a string (bigint).
+      return Number(row.n);
+    },
+
+    async prune({ olderThan, status }) {
+      let query = db.deleteFrom('events').where('received_at', '<', toTime(olderThan));
+      if (status !== undefined) query = query.where('status', '=', status);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/** Public API of the storage layer: the ports, the SQLite backend, and the backend toolkit. */
+
+export type { OpenSqliteStoreOptions, SqliteLocation } from './database.js';
+export { openSqliteStore } from './database.js';
+export type { StoreDialect } from './dialect.js';
+export type { Clock } from './json.js';
+export { MIGRATIONS } from './migrations/index.js';
+export type { MigrateOptions } from './migrations/runner.js';
+export { migrateToLatest } from './migrations/runner.js';
+export type {
+  AuditEntry,
+  AuditInput,
+  AuditPage,
+  AuditRepository,
+  EventRepository,
+  EventStatus,
+  KeyValueEntry,
+  KeyValueRepository,
+  PinRepository,
+  PinVerdict,
+  ServerRepository,
+  Store,
+  StoredEvent,
+  StoredServer,
+  ToolPin,
+} from './ports.js';
+export type { Database } from './schema.js';
+export type { CreateStoreOptions } from './store.js';
+export { createStore } from './store.js';

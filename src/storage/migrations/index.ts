@@ -1,0 +1,11 @@
+/**
+ * Every migration the code knows, by id. A static list rather than a directory scan, so a
+ * bundled Switchboard carries its migrations. Ids sort in the order they apply; append only.
+ */
+import type { Migration } from 'kysely';
+import { migration001Initial } from './001-initial.js';
+
+/** The migrations of this version of Switchboard, keyed by id. */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '001-initial': migration001Initial,
+};

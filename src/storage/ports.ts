@@ -1,0 +1,169 @@
+/**
+ * The storage ports: what the rest of Switchboard may ask of persistence. Every method is
+ * async so that a networked backend (PostgreSQL) fits the same interfaces as embedded SQLite,
+ * and every backend must pass the same contract tests (`test/storage/store-contract.ts`).
+ */
+import type { EventStatus } from './schema.js';
+
+export type { EventStatus } from './schema.js';
+
+/** A server entry as stored: the entry itself is opaque JSON, validated by its owner. */
+export interface StoredServer {
+  readonly name: string;
+  readonly entry: unknown;
+  readonly enabled: boolean;
+  /** Where the entry came from, e.g. `config:/path/file.json`, `api`, `registry`. */
+  readonly source: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** Registered and live server entries, keyed by name. */
+export interface ServerRepository {
+  /** Every entry, ordered by name. */
+  list(): Promise<StoredServer[]>;
+  /** The entry called `name`, or `undefined`. */
+  get(name: string): Promise<StoredServer | undefined>;
+  /** Inserts or replaces the entry called `name`; `createdAt` survives a replace. */
+  upsert(input: { name: string; entry: unknown; enabled: boolean; source: string }): Promise<StoredServer>;
+  /** Deletes the entry; `false` when there was none. */
+  remove(name: string): Promise<boolean>;
+  /** Turns the entry on or off; `false` when there is no such entry. */
+  setEnabled(name: string, enabled: boolean): Promise<boolean>;
+}
+
+/** A persisted server notification. */
+export interface StoredEvent {
+  readonly id: number;
+  readonly server: string;
+  readonly method: string;
+  readonly params: unknown;
+  readonly receivedAt: Date;
+  readonly status: EventStatus;
+}
+
+/**
+ * Server notifications, delivered at least once: `append` stores them `pending`,
+ * `takePending` hands each to exactly one taker and marks it `delivered`, `ack` marks it done.
+ */
+export interface EventRepository {
+  /** Stores a notification as `pending` and returns its id (ids only grow). */
+  append(input: { server: string; method: string; params?: unknown; receivedAt: Date }): Promise<number>;
+  /**
+   * Up to `limit` pending events, oldest first, moved to `delivered` in one atomic step: two
+   * takers, even in two processes, never receive the same event.
+   */
+  takePending(limit: number): Promise<StoredEvent[]>;
+  /** Marks the events `acked`; returns how many changed. Unknown ids are ignored. */
+  ack(ids: readonly number[]): Promise<number>;
+  /** How many events there are, or how many in `status`. */
+  count(status?: EventStatus): Promise<number>;
+  /** Retention: deletes events received before `olderThan` (only in `status` if given). */
+  prune(options: { olderThan: Date; status?: EventStatus }): Promise<number>;
+}
+
+/** One namespaced JSON value. */
+export interface KeyValueEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly updatedAt: Date;
+}
+
+/** Small namespaced JSON values: the protocol era verdict cache, settings. */
+export interface KeyValueRepository {
+  /** The value under `namespace`/`key`, or `undefined`. */
+  get(namespace: string, key: string): Promise<unknown>;
+  /** Stores `value` (any JSON value; `undefined` is refused) under `namespace`/`key`. */
+  set(namespace: string, key: string, value: unknown): Promise<void>;
+  /** Deletes the value; `false` when there was none. */
+  delete(namespace: string, key: string): Promise<boolean>;
+  /** Every entry of `namespace`, ordered by key. */
+  list(namespace: string): Promise<KeyValueEntry[]>;
+}
+
+/** The pin of one tool definition. */
+export interface ToolPin {
+  readonly server: string;
+  readonly tool: string;
+  /** The hash approved: the first one seen, until `approve` says otherwise. */
+  readonly approvedHash: string;
+  /** The hash seen last. */
+  readonly latestHash: string;
+  /** True when the latest hash is not the approved one. */
+  readonly changed: boolean;
+  readonly firstSeenAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** What `PinRepository.record` found. */
+export type PinVerdict =
+  | { readonly status: 'new' }
+  | { readonly status: 'same' }
+  | { readonly status: 'changed'; readonly previousHash: string };
+
+/**
+ * Tool-definition pins (trust on first use): the first hash of a tool is approved; a later
+ * different hash is recorded as changed but never replaces the approved one until `approve`.
+ */
+export interface PinRepository {
+  /** The pin of `server`/`tool`, or `undefined`. */
+  get(server: string, tool: string): Promise<ToolPin | undefined>;
+  /** Records the hash seen now; `previousHash` is the approved hash it differs from. */
+  record(server: string, tool: string, hash: string): Promise<PinVerdict>;
+  /** Makes `hash` the approved hash of `server`/`tool` (creating the pin if needed). */
+  approve(server: string, tool: string, hash: string): Promise<void>;
+  /** Every pin whose latest hash differs from the approved one, by server then tool. */
+  listChanged(): Promise<ToolPin[]>;
+}
+
+/** One audit record. */
+export interface AuditEntry {
+  readonly id: number;
+  readonly at: Date;
+  readonly server: string | null;
+  readonly actor: string | null;
+  readonly action: string;
+  readonly outcome: string | null;
+  readonly details: unknown;
+}
+
+/** What to append to the audit log; `at` defaults to now. */
+export interface AuditInput {
+  action: string;
+  at?: Date;
+  server?: string;
+  actor?: string;
+  outcome?: string;
+  details?: unknown;
+}
+
+/** A page of the audit log, newest first; pass `nextCursor` as `before` for the next page. */
+export interface AuditPage {
+  readonly entries: AuditEntry[];
+  readonly nextCursor?: number;
+}
+
+/** The append-only audit log. */
+export interface AuditRepository {
+  /** Appends a record and returns its id. */
+  append(input: AuditInput): Promise<number>;
+  /** Records newest first, filtered by server and `[since, until)`; `limit` defaults to 100. */
+  query(options?: {
+    server?: string;
+    since?: Date;
+    until?: Date;
+    before?: number;
+    limit?: number;
+  }): Promise<AuditPage>;
+}
+
+/** A store: the repositories over one database, and `close()`. */
+export interface Store {
+  readonly servers: ServerRepository;
+  readonly events: EventRepository;
+  readonly kv: KeyValueRepository;
+  readonly pins: PinRepository;
+  readonly audit: AuditRepository;
+  /** Closes the database; the repositories must not be used afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,80 @@
+/**
+ * The relational schema of the store, as Kysely sees it. Written once for every dialect, so it
+ * only uses what SQLite and PostgreSQL share: text, integer, and JSON kept as text. Timestamps
+ * are ISO-8601 UTC strings from `Date.toISOString()`, which sort in time order as text;
+ * booleans are integers 0/1.
+ */
+import type { Generated } from 'kysely';
+
+/** `servers`: one registered or live server entry per name; `entry` is the entry as JSON. */
+export interface ServersTable {
+  name: string;
+  entry: string;
+  enabled: number;
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Where a persisted server notification is in its delivery lifecycle. */
+export type EventStatus = 'pending' | 'delivered' | 'acked';
+
+/** `events`: server notifications, delivered at least once through `takePending`/`ack`. */
+export interface EventsTable {
+  id: Generated<number>;
+  server: string;
+  method: string;
+  params: string | null;
+  received_at: string;
+  status: EventStatus;
+  delivered_at: string | null;
+  acked_at: string | null;
+}
+
+/** `kv`: small JSON values, namespaced (era verdict cache, settings). */
+export interface KeyValueTable {
+  namespace: string;
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+/**
+ * `tool_pins`: the approved hash of a tool definition and the latest one seen. They differ
+ * when the server changed the tool after approval (a possible "rug pull").
+ */
+export interface ToolPinsTable {
+  server: string;
+  tool: string;
+  approved_hash: string;
+  latest_hash: string;
+  first_seen_at: string;
+  updated_at: string;
+}
+
+/** `audit`: an append-only log of governed actions. */
+export interface AuditTable {
+  id: Generated<number>;
+  at: string;
+  server: string | null;
+  actor: string | null;
+  action: string;
+  outcome: string | null;
+  details: string | null;
+}
+
+/** `switchboard_migration`: the ids of the migrations applied to this database. */
+export interface MigrationTable {
+  id: string;
+  applied_at: string;
+}
+
+/** Every table of the store, for `Kysely<Database>`. */
+export interface Database {
+  servers: ServersTable;
+  events: EventsTable;
+  kv: KeyValueTable;
+  tool_pins: ToolPinsTable;
+  audit: AuditTable;
+  switchboard_migration: MigrationTable;
+}

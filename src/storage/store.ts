@@ -1,0 +1,36 @@
+/**
+ * A `Store` over any migrated Kysely database: the dialect-neutral half of every backend.
+ * Backends open their database, run `migrateToLatest`, then call `createStore`.
+ */
+import type { Kysely } from 'kysely';
+import { createAuditRepository } from './audit-repository.js';
+import { createEventRepository } from './event-repository.js';
+import type { Clock } from './json.js';
+import { createKeyValueRepository } from './key-value-repository.js';
+import { createPinRepository } from './pin-repository.js';
+import type { Store } from './ports.js';
+import type { Database } from './schema.js';
+import { createServerRepository } from './server-repository.js';
+
+/** Options of `createStore`. */
+export interface CreateStoreOptions {
+  /** The source of timestamps (default: the system clock). */
+  clock?: Clock;
+}
+
+/** The repositories over `db`, which must already be migrated; `close()` destroys `db`. */
+export function createStore(db: Kysely<Database>, options: CreateStoreOptions = {}): Store {
+  const clock = options.clock ?? (() => new Date());
+  let closed: Promise<void> | undefined;
+  return {
+    servers: createServerRepository(db, clock),
+    events: createEventRepository(db, clock),
+    kv: createKeyValueRepository(db, clock),
+    pins: createPinRepository(db, clock),
+    audit: createAuditRepository(db, clock),
+    close() {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
+}
