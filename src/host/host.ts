@@ -1,0 +1,335 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  ConnectionOptions,
+  LogEntry,
+  ServerEvent,
+  ToolCallOptions,
+} from '../client/connection-types.js';
+import type { ToolResult } from '../client/results.js';
+import { TypedEmitter } from '../client/typed-emitter.js';
+import { describeError, SwitchboardError } from '../core/errors.js';
+import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import { openSqliteStore } from '../storage/database.js';
+import type { Store, StoredEvent } from '../storage/ports.js';
+import { buildCatalog, type CatalogSnapshot, type ServerOffer } from './catalog/catalog.js';
+import { persistentEraVerdicts } from './era-verdicts.js';
+import { LogFiles } from './logs/log-files.js';
+import { secretsOf } from './secrets.js';
+import { type ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
+
+/**
+ * The Host: many connections as one living system. It keeps configured and registered servers
+ * connected (Supervisor), aggregates what they offer (catalog), persists what must survive a
+ * restart (registrations, events, pins, era verdicts), writes per-server logs, and routes
+ * calls. Governance plugs in through the call hooks; nothing here decides policy.
+ */
+export interface HostOptions {
+  /** Where the store and logs live. Default `~/.switchboard`. */
+  readonly dataDir?: string;
+  /** Servers from configuration files (registrations in the store are added to them). */
+  readonly servers?: readonly ServerConfig[];
+  /** Passed to every connection (elicitation, sampling handlers…). */
+  readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent'>;
+  readonly firstConnectDelaysMs?: readonly number[];
+}
+
+/** Runs around every tool call: policy and audit plug in here. */
+export interface CallHooks {
+  before?(call: {
+    name: string;
+    server: string;
+    tool: string;
+    args: Record<string, unknown>;
+  }): Promise<void> | void;
+  after?(call: {
+    name: string;
+    server: string;
+    tool: string;
+    durationMs: number;
+    result?: ToolResult;
+    error?: unknown;
+  }): Promise<void> | void;
+}
+
+export type HostEvents = {
+  servers: [snapshots: readonly ServerSnapshot[]];
+  catalog: [snapshot: CatalogSnapshot];
+  /** A tool's definition differs from the one first seen (pinned); governance decides. */
+  tool_changed: [change: { server: string; tool: string; previousHash: string; hash: string }];
+  event: [event: ServerEvent];
+};
+
+export class Host extends TypedEmitter<HostEvents> {
+  private readonly hooks: CallHooks[] = [];
+  private catalogSnapshot: CatalogSnapshot = buildCatalog([]);
+  private readonly configs = new Map<string, ServerConfig>();
+
+  private constructor(
+    private readonly store: Store,
+    private readonly supervisor: Supervisor,
+    private readonly logs: LogFiles,
+  ) {
+    super();
+  }
+
+  /** Opens the store, starts every enabled server in the background, and returns at once. */
+  static async create(options: HostOptions = {}): Promise<Host> {
+    const dataDir = options.dataDir ?? join(homedir(), '.switchboard');
+    const store = await openSqliteStore({ file: join(dataDir, 'switchboard.db') });
+    const logs = new LogFiles({ dir: join(dataDir, 'logs') });
+    let host: Host | undefined;
+    const eraStore = await persistentEraVerdicts(store.kv, (error) =>
+      logs.write('switchboard', {
+        at: new Date(),
+        source: 'lifecycle',
+        level: 'warning',
+        text: describeError(error),
+      }),
+    );
+    const supervisor = new Supervisor({
+      connection: {
+        ...options.connection,
+        eraStore,
+        onLog: (entry) => host?.onLog(entry),
+        onEvent: (event) => host?.onEvent(event),
+      },
+      ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
+    });
+    host = new Host(store, supervisor, logs);
+    supervisor.on('servers', (snaps) => host.onServers(snaps));
+    const registered = await store.servers.list();
+    const byName = new Map((options.servers ?? []).map((c) => [c.name, { config: c, enabled: true }]));
+    for (const r of registered) {
+      byName.set(r.name, {
+        config: normalizeServerEntry({ ...(r.entry as object), name: r.name }),
+        enabled: r.enabled,
+      });
+    }
+    for (const { config, enabled } of byName.values()) host.track(config, enabled);
+    return host;
+  }
+
+  // ---- servers ---------------------------------------------------------------------------
+
+  servers(): readonly ServerSnapshot[] {
+    return this.supervisor.snapshot();
+  }
+
+  /** Registers (or updates) a server, persists it, and connects it at once. */
+  async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
+    const config = normalizeServerEntry(entry, { file: source });
+    await this.store.servers.upsert({ name: config.name, entry, enabled: true, source });
+    this.track(config, true);
+    return config;
+  }
+
+  /** Removes a registered server (closing it) and forgets it. */
+  async unregister(name: string): Promise<void> {
+    await this.store.servers.remove(name);
+    this.configs.delete(name);
+    await this.supervisor.remove(name);
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    const stored = await this.store.servers.get(name);
+    if (stored) await this.store.servers.setEnabled(name, enabled);
+    else {
+      const config = this.configs.get(name);
+      if (!config) throw unknownServer(name);
+      // A server from a config file: remember the toggle in the store, keyed by its name.
+      await this.store.servers.upsert({ name, entry: configToEntry(config), enabled, source: 'toggle' });
+    }
+    await this.supervisor.setEnabled(name, enabled);
+  }
+
+  reload(name: string): void {
+    if (!this.configs.has(name)) throw unknownServer(name);
+    this.supervisor.reload(name, this.configs.get(name));
+  }
+
+  // ---- catalog and calls ---------------------------------------------------------------------
+
+  catalog(): CatalogSnapshot {
+    return this.catalogSnapshot;
+  }
+
+  /** Adds hooks that run before and after every call (governance, audit). */
+  useHooks(hooks: CallHooks): void {
+    this.hooks.push(hooks);
+  }
+
+  /** Calls a catalog tool (`mcp__<server>__<tool>`) on its server. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: ToolCallOptions = {},
+  ): Promise<ToolResult> {
+    const entry = this.catalogSnapshot.lookup(name);
+    if (!entry) {
+      throw new SwitchboardError(
+        'NOT_CONNECTED',
+        `No tool "${name}" in the catalog. List the tools to see what is offered.`,
+        {
+          details: { tool: name },
+        },
+      );
+    }
+    const connection = this.supervisor.connection(entry.server);
+    if (!connection) {
+      throw new SwitchboardError(
+        'UPSTREAM_DISCONNECTED',
+        `Server "${entry.server}" is not connected; try again when it is.`,
+        {
+          details: { server: entry.server },
+        },
+      );
+    }
+    const call = { name, server: entry.server, tool: entry.tool.name, args };
+    for (const h of this.hooks) await h.before?.(call);
+    const started = performance.now();
+    try {
+      const result = await connection.callTool(entry.tool.name, args, options);
+      for (const h of this.hooks)
+        await h.after?.({ ...call, durationMs: performance.now() - started, result });
+      return result;
+    } catch (error) {
+      for (const h of this.hooks)
+        await h.after?.({ ...call, durationMs: performance.now() - started, error });
+      throw error;
+    }
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  /** Takes up to `limit` pending server events (they become `delivered`). */
+  takeEvents(limit = 100): Promise<StoredEvent[]> {
+    return this.store.events.takePending(limit);
+  }
+
+  ackEvents(ids: readonly number[]): Promise<number> {
+    return this.store.events.ack(ids);
+  }
+
+  /** Calls `handler` with each batch of pending events every `intervalMs`; returns a stop function. */
+  onEvents(
+    handler: (events: StoredEvent[]) => Promise<void> | void,
+    options: { intervalMs: number },
+  ): () => void {
+    let running = false;
+    const timer = setInterval(async () => {
+      if (running) return;
+      running = true;
+      try {
+        const batch = await this.takeEvents();
+        if (batch.length > 0) {
+          await handler(batch);
+          await this.ackEvents(batch.map((e) => e.id));
+        }
+      } finally {
+        running = false;
+      }
+    }, options.intervalMs);
+    return () => clearInterval(timer);
+  }
+
+  /** The log file of a server. */
+  logFile(name: string): string {
+    return this.logs.pathOf(name);
+  }
+
+  /** Closes every server and the store. */
+  async close(): Promise<void> {
+    await this.supervisor.stop();
+    await this.store.close();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private track(config: ServerConfig, enabled: boolean): void {
+    this.configs.set(config.name, config);
+    this.logs.setSecrets(config.name, secretsOf(config));
+    this.supervisor.add(config, { enabled });
+  }
+
+  private onLog(entry: LogEntry): void {
+    this.logs.write(entry.server, entry);
+  }
+
+  private onEvent(event: ServerEvent): void {
+    this.store.events
+      .append({
+        server: event.server,
+        method: event.method,
+        params: event.params,
+        receivedAt: event.receivedAt,
+      })
+      .catch((error: unknown) =>
+        this.onLog({ ...lifecycle(event.server), text: `could not store event: ${describeError(error)}` }),
+      );
+    this.emit('event', event);
+  }
+
+  private onServers(snaps: readonly ServerSnapshot[]): void {
+    this.emit('servers', snaps);
+    void this.rebuildCatalog();
+  }
+
+  private async rebuildCatalog(): Promise<void> {
+    const offers: ServerOffer[] = [];
+    for (const snap of this.supervisor.snapshot()) {
+      const connection = this.supervisor.connection(snap.name);
+      if (!connection) continue;
+      const [tools, resources, templates, prompts] = await Promise.all([
+        connection.listTools().catch(() => undefined),
+        connection.listResources().catch(() => undefined),
+        connection.listResourceTemplates().catch(() => undefined),
+        connection.listPrompts().catch(() => undefined),
+      ]);
+      offers.push({
+        server: snap.name,
+        tools: tools?.items ?? [],
+        resources: resources?.items ?? [],
+        resourceTemplates: templates?.items ?? [],
+        prompts: prompts?.items ?? [],
+      });
+    }
+    const next = buildCatalog(offers);
+    if (next.etag === this.catalogSnapshot.etag) return;
+    this.catalogSnapshot = next;
+    for (const tool of next.tools) {
+      const verdict = await this.store.pins.record(tool.server, tool.tool.name, tool.hash);
+      if (verdict.status === 'changed') {
+        this.emit('tool_changed', {
+          server: tool.server,
+          tool: tool.tool.name,
+          previousHash: verdict.previousHash,
+          hash: tool.hash,
+        });
+      }
+    }
+    this.emit('catalog', next);
+  }
+}
+
+function unknownServer(name: string): SwitchboardError {
+  return new SwitchboardError(
+    'CONFIG_INVALID',
+    `No server named "${name}". List the servers to see their names.`,
+    {
+      details: { server: name },
+    },
+  );
+}
+
+function lifecycle(server: string): Omit<LogEntry, 'text'> {
+  return { server, source: 'lifecycle', level: 'warning', at: new Date() };
+}
+
+/** The raw entry of a normalized config, for storing a toggle of a file-configured server. */
+function configToEntry(config: ServerConfig): Record<string, unknown> {
+  const t = config.transport;
+  return t.kind === 'stdio'
+    ? { command: t.command, args: [...t.args], env: { ...t.env }, ...(t.cwd !== undefined && { cwd: t.cwd }) }
+    : { url: t.url, headers: { ...t.headers }, transport: t.kind };
+}

@@ -1,0 +1,152 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { normalizeServerEntry } from '../../src/core/server-config.js';
+import { Host } from '../../src/host/host.js';
+import type { ServerSnapshot } from '../../src/host/supervisor/supervisor.js';
+import { openSqliteStore } from '../../src/storage/database.js';
+import { kitchenSinkBin, misbehavingBin } from '../fixtures/paths.js';
+
+/** The Host end to end: real servers, a real SQLite store in a temp dir, restarts. */
+let dataDir: string;
+let host: Host | undefined;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'sb-host-'));
+});
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const kitchen = normalizeServerEntry({
+  name: 'kitchen',
+  command: process.execPath,
+  args: [kitchenSinkBin],
+  protocol: 'legacy',
+});
+
+async function until(
+  h: Host,
+  predicate: (s: readonly ServerSnapshot[]) => boolean,
+  ms = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate(h.servers())) {
+    if (Date.now() > deadline) throw new Error(`not reached: ${JSON.stringify(h.servers())}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function catalogHas(h: Host, name: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!h.catalog().lookup(name)) {
+    if (Date.now() > deadline) throw new Error(`${name} never reached the catalog`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('Host', () => {
+  it('connects configured servers, builds the catalog and routes calls through the hooks', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen] });
+    await catalogHas(host, 'mcp__kitchen__echo');
+    const seen: string[] = [];
+    host.useHooks({
+      before: (c) => void seen.push(`before ${c.server}/${c.tool}`),
+      after: (c) => void seen.push(`after ${c.tool} ${c.error ? 'error' : 'ok'}`),
+    });
+    const r = await host.callTool('mcp__kitchen__echo', { text: 'routed' });
+    expect(r.text).toBe('routed');
+    expect(seen).toEqual(['before kitchen/echo', 'after echo ok']);
+    await expect(host.callTool('mcp__kitchen__nope')).rejects.toThrow(/No tool "mcp__kitchen__nope"/);
+    expect(host.catalog().prompts.map((p) => p.item.name)).toContain('greet');
+  });
+
+  it('keeps live registrations and toggles across a restart', async () => {
+    host = await Host.create({ dataDir });
+    await host.register({
+      name: 'chatty',
+      command: process.execPath,
+      args: [misbehavingBin, '--mode', 'stderr-chatty'],
+      protocol: 'legacy',
+    });
+    await until(host, (s) => s[0]?.state === 'connected');
+    await host.close();
+
+    host = await Host.create({ dataDir });
+    expect(host.servers().map((s) => s.name)).toEqual(['chatty']);
+    await until(host, (s) => s[0]?.state === 'connected');
+    await host.setEnabled('chatty', false);
+    await host.close();
+
+    host = await Host.create({ dataDir });
+    expect(host.servers()[0]).toMatchObject({ name: 'chatty', state: 'disabled' });
+    await host.unregister('chatty');
+    await host.close();
+    host = await Host.create({ dataDir });
+    expect(host.servers()).toEqual([]);
+  });
+
+  it("writes each server's log file, without its secrets", async () => {
+    host = await Host.create({
+      dataDir,
+      servers: [
+        normalizeServerEntry({
+          name: 'chatty',
+          command: process.execPath,
+          args: [misbehavingBin, '--mode', 'stderr-chatty'],
+          env: { API_TOKEN: 'line two' },
+          protocol: 'legacy',
+        }),
+      ],
+    });
+    await until(host, (s) => s[0]?.state === 'connected');
+    const text = await readFile(host.logFile('chatty'), 'utf8');
+    expect(text).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z \[lifecycle\] started process \d+$/m);
+    expect(text).toMatch(/\[stderr\] line one$/m);
+    // The env value "line two" is a secret here: it never reaches the file.
+    expect(text).not.toContain('line two');
+    expect(text).toMatch(/\[stderr\] \*\*\*$/m);
+  });
+
+  it('persists server notifications as events for a consumer to take and acknowledge', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen] });
+    await catalogHas(host, 'mcp__kitchen__notify');
+    await host.callTool('mcp__kitchen__notify', {
+      method: 'event/new_email',
+      params: { from: 'ada@example.com' },
+    });
+    let events = await host.takeEvents();
+    for (let i = 0; i < 50 && events.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      events = await host.takeEvents();
+    }
+    expect(events.map((e) => [e.server, e.method, e.params])).toEqual([
+      ['kitchen', 'event/new_email', { from: 'ada@example.com' }],
+    ]);
+    expect(await host.ackEvents(events.map((e) => e.id))).toBe(1);
+    expect(await host.takeEvents()).toEqual([]);
+  });
+
+  it('remembers protocol verdicts across restarts', async () => {
+    const auto = normalizeServerEntry({
+      name: 'auto',
+      command: process.execPath,
+      args: [kitchenSinkBin, '--era', 'legacy'],
+    });
+    host = await Host.create({ dataDir, servers: [auto] });
+    await until(host, (s) => s[0]?.state === 'connected');
+    await host.close();
+    host = undefined;
+    const store = await openSqliteStore({ file: join(dataDir, 'switchboard.db') });
+    const verdicts = await store.kv.list('era-verdict');
+    await store.close();
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]!.value).toMatchObject({ kind: 'legacy' });
+    host = await Host.create({ dataDir, servers: [auto] });
+    await until(host, (s) => s[0]?.state === 'connected');
+    expect(host.servers()[0]!.protocolVersion).toBe('2025-11-25');
+  });
+});
