@@ -1,21 +1,43 @@
 /** Public API of the core layer: errors, config and interpolation. */
 
+export type { ConfigFile } from './config/config-file.js';
+export {
+  configFileSchema,
+  mergeConfigs,
+  normalizeConfigFile,
+  parseConfigText,
+} from './config/config-file.js';
+export { parseClaudeCodeConfig } from './config/imports/claude-code.js';
+export { parseClaudeDesktopConfig } from './config/imports/claude-desktop.js';
+export { parseCodexConfig } from './config/imports/codex.js';
+export { parseCursorConfig } from './config/imports/cursor.js';
+export type { ImportClient, ImportedEntry, ImportResult } from './config/imports/import-entry.js';
+export { parseVsCodeConfig } from './config/imports/vscode.js';
+export { parseWindsurfConfig } from './config/imports/windsurf.js';
+export { configJsonSchema } from './config/json-schema.js';
 export type { SwitchboardErrorCode, SwitchboardErrorDetails } from './errors.js';
 export { describeError, isSwitchboardError, SwitchboardError } from './errors.js';
 export type { InterpolationSite } from './interpolate.js';
 export { interpolate, interpolateRecord } from './interpolate.js';
 export type {
+  AuthConfig,
+  Deferral,
   EntrySource,
   HttpTransportConfig,
   ProtocolMode,
   RawServerEntry,
+  RawServerEntryFields,
   RootConfig,
   ServerConfig,
   StdioTransportConfig,
   Timeouts,
+  ToolFilter,
   TransportConfig,
+  TrustLevel,
 } from './server-config.js';
 export {
+  configEntryError,
+  DEFAULT_STARTUP_TIMEOUT_MS,
   DEFAULT_TIMEOUTS,
   KNOWN_PROTOCOL_VERSIONS,
   LEGACY_PROTOCOL_VERSIONS,
@@ -24,4 +46,5 @@ export {
   parseProtocolMode,
   rawServerEntrySchema,
   SERVER_NAME_PATTERN,
+  serverEntryFieldsSchema,
 } from './server-config.js';

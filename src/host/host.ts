@@ -99,7 +99,7 @@ export class Host extends TypedEmitter<HostEvents> {
     host = new Host(store, supervisor, logs);
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
-    const byName = new Map((options.servers ?? []).map((c) => [c.name, { config: c, enabled: true }]));
+    const byName = new Map((options.servers ?? []).map((c) => [c.name, { config: c, enabled: c.enabled }]));
     for (const r of registered) {
       byName.set(r.name, {
         config: normalizeServerEntry({ ...(r.entry as object), name: r.name }),

@@ -40,7 +40,7 @@ export interface SupervisorOptions {
   readonly connection?: Omit<ConnectionOptions, 'config'>;
   readonly firstConnectDelaysMs?: readonly number[];
   readonly runtimeBackoff?: RuntimeBackoff;
-  /** Total budget of a first connect, retries included (entry `timeouts.startup`). Default 120 s. */
+  /** Total budget of a first connect, retries included. Default: the entry's `timeouts.startup` (120 s). */
   readonly startupMs?: number;
   readonly createConnection?: (options: ConnectionOptions) => Connection;
 }
@@ -154,7 +154,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     const current = () => !this.stopped && runner.generation === generation;
     const delays = this.options.firstConnectDelaysMs ?? FIRST_CONNECT_DELAYS_MS;
     const backoff = this.options.runtimeBackoff ?? DEFAULT_RUNTIME_BACKOFF;
-    const startupDeadline = Date.now() + (this.options.startupMs ?? 120_000);
+    const startupDeadline = Date.now() + (this.options.startupMs ?? runner.config.startupTimeoutMs);
     let everConnected = false;
     let attempt = 0;
     while (current()) {

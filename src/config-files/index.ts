@@ -1,0 +1,14 @@
+/** Public API of the configuration files: loading ours, writing entries, importing others'. */
+export { writeFileAtomic } from './atomic-write.js';
+export type { DiscoveredImport, DiscoverOptions, ImportIntoResult } from './discover-imports.js';
+export { claudeDesktopConfigPath, discoverImports, importInto } from './discover-imports.js';
+export type { ConfigLocations, LoadedConfig } from './load-config.js';
+export {
+  loadConfig,
+  loadConfigFile,
+  projectConfigPath,
+  readTextIfExists,
+  userConfigPath,
+} from './load-config.js';
+export type { WriteEntriesOptions, WriteEntriesResult } from './write-entries.js';
+export { writeServerEntries } from './write-entries.js';

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { closestName } from './did-you-mean.js';
+
+/**
+ * Turns a zod issue into the field it is about and a sentence that says what is wrong and
+ * how to fix it. Unknown fields get a "did you mean" when a known field is a likely typo.
+ */
+
+/** The field an issue is about (dotted path) and what to tell the person who wrote it. */
+export interface IssueText {
+  readonly field: string;
+  readonly problem: string;
+}
+
+/** How a field should be written, for type errors ("a list of strings, e.g. …"). */
+export type FieldHints = Readonly<Record<string, string>>;
+
+/** Explains the first issue of a failed parse of `schema`. */
+export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType, hints: FieldHints = {}): IssueText {
+  const path = issue.path.map(String);
+  const field = path.join('.') || '(entry)';
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const known = knownKeysAt(schema, issue.path);
+    const unknownField = [...path, key].join('.');
+    const guess = closestName(key, known);
+    const problem = guess
+      ? `unknown field "${key}". Did you mean "${guess}"? Rename it.`
+      : `unknown field "${key}". Remove it; the known fields here are ${known.map((k) => `"${k}"`).join(', ')}.`;
+    return { field: unknownField, problem };
+  }
+  const hint = hints[path.filter((p) => !/^\d+$/.test(p)).join('.')];
+  if (issue.code === 'invalid_union' && 'discriminator' in issue && 'options' in issue) {
+    const options = (issue.options as unknown[]).map((o) => `"${String(o)}"`).join(' or ');
+    return { field, problem: `must be ${options}. Set it to one of those.` };
+  }
+  if (issue.code === 'invalid_value') {
+    const values = issue.values.map((v) => JSON.stringify(v)).join(', ');
+    return { field, problem: `must be one of ${values}. Use one of those values.` };
+  }
+  const message = issue.message.replace(/^Invalid input: /, '');
+  return { field, problem: hint ? `${message}. Write ${hint}.` : `${message}. Fix the value and try again.` };
+}
+
+/** The field names of the object schema found at `path` inside `schema` (empty if none). */
+export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = unwrap(schema);
+  for (const segment of path) {
+    if (current instanceof z.ZodObject) current = unwrap(current.shape[String(segment)]);
+    else if (current instanceof z.ZodArray) current = unwrap(current.element as z.ZodType);
+    else if (current instanceof z.ZodRecord) current = unwrap(current.valueType as z.ZodType);
+    else return [];
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodDefault) {
+    current = current.unwrap() as z.ZodType;
+  }
+  return current;
+}

@@ -1,0 +1,20 @@
+/** Public API of the host layer: many connections as one system. */
+export type {
+  Attributed,
+  CatalogSnapshot,
+  CatalogTool,
+  RejectedTool,
+  RejectionReason,
+  ServerOffer,
+} from './catalog/catalog.js';
+export { buildCatalog } from './catalog/catalog.js';
+export { qualifiedToolName, TOOL_NAME_PATTERN } from './catalog/tool-names.js';
+export type { CallHooks, HostEvents, HostOptions } from './host.js';
+export { Host } from './host.js';
+export type {
+  ServerSnapshot,
+  ServerState,
+  SupervisorEvents,
+  SupervisorOptions,
+} from './supervisor/supervisor.js';
+export { Supervisor } from './supervisor/supervisor.js';
