@@ -34,22 +34,21 @@ export interface HostOptions {
   readonly firstConnectDelaysMs?: readonly number[];
 }
 
+/** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
+export interface HookCall {
+  readonly name: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly session?: string;
+}
+
 /** Runs around every tool call: policy and audit plug in here. */
 export interface CallHooks {
-  before?(call: {
-    name: string;
-    server: string;
-    tool: string;
-    args: Record<string, unknown>;
-  }): Promise<void> | void;
-  after?(call: {
-    name: string;
-    server: string;
-    tool: string;
-    durationMs: number;
-    result?: ToolResult;
-    error?: unknown;
-  }): Promise<void> | void;
+  /** May throw to refuse the call (policy); runs before anything is sent upstream. */
+  before?(call: HookCall & { readonly args: Record<string, unknown> }): Promise<void> | void;
+  after?(
+    call: HookCall & { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
+  ): Promise<void> | void;
 }
 
 export type HostEvents = {
@@ -163,7 +162,7 @@ export class Host extends TypedEmitter<HostEvents> {
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
-    options: ToolCallOptions = {},
+    options: ToolCallOptions & { readonly session?: string } = {},
   ): Promise<ToolResult> {
     const entry = this.catalogSnapshot.lookup(name);
     if (!entry) {
@@ -185,7 +184,13 @@ export class Host extends TypedEmitter<HostEvents> {
         },
       );
     }
-    const call = { name, server: entry.server, tool: entry.tool.name, args };
+    const call = {
+      name,
+      server: entry.server,
+      tool: entry.tool.name,
+      args,
+      ...(options.session !== undefined && { session: options.session }),
+    };
     for (const h of this.hooks) await h.before?.(call);
     const started = performance.now();
     try {
@@ -231,6 +236,16 @@ export class Host extends TypedEmitter<HostEvents> {
       }
     }, options.intervalMs);
     return () => clearInterval(timer);
+  }
+
+  /** Tools whose definition changed since first seen and was not approved again (pins). */
+  changedTools(): Promise<readonly { server: string; tool: string }[]> {
+    return this.store.pins.listChanged();
+  }
+
+  /** Accepts a tool's current definition as the pinned one. */
+  approveTool(server: string, tool: string, hash: string): Promise<void> {
+    return this.store.pins.approve(server, tool, hash);
   }
 
   /** The log file of a server. */

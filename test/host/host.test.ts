@@ -64,6 +64,24 @@ describe('Host', () => {
     expect(host.catalog().prompts.map((p) => p.item.name)).toContain('greet');
   });
 
+  it('lets a before-hook refuse a call before anything reaches the server', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen] });
+    await catalogHas(host, 'mcp__kitchen__add_tool');
+    const sessions: (string | undefined)[] = [];
+    host.useHooks({
+      before: (c) => {
+        sessions.push(c.session);
+        if (c.tool === 'add_tool') throw new Error('denied by policy');
+      },
+    });
+    await expect(host.callTool('mcp__kitchen__add_tool', {}, { session: 's-1' })).rejects.toThrow(
+      'denied by policy',
+    );
+    expect(sessions).toEqual(['s-1']);
+    // Had it run, the server would list a dynamic tool now.
+    expect(host.catalog().tools.some((t) => t.tool.name.startsWith('dynamic_'))).toBe(false);
+  });
+
   it('keeps live registrations and toggles across a restart', async () => {
     host = await Host.create({ dataDir });
     await host.register({
@@ -148,5 +166,41 @@ describe('Host', () => {
     host = await Host.create({ dataDir, servers: [auto] });
     await until(host, (s) => s[0]?.state === 'connected');
     expect(host.servers()[0]!.protocolVersion).toBe('2025-11-25');
+  });
+});
+
+describe('Host when a server dies mid-call', () => {
+  it('fails the call within 100 ms, drops its tools, and brings it back', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen], firstConnectDelaysMs: [20] });
+    await catalogHas(host, 'mcp__kitchen__slow');
+    const log = await readFile(host.logFile('kitchen'), 'utf8');
+    const pid = Number(/started process (\d+)/.exec(log)![1]);
+    let killedAt = 0;
+    const error = await host
+      .callTool(
+        'mcp__kitchen__slow',
+        { ms: 30_000 },
+        {
+          onProgress: () => {
+            killedAt = performance.now();
+            process.kill(pid, 'SIGKILL');
+          },
+        },
+      )
+      .then(
+        () => ({ code: 'resolved' }),
+        (e: Error & { code?: string }) => e,
+      );
+    const failedAfter = performance.now() - killedAt;
+    expect(error.code).toBe('UPSTREAM_DISCONNECTED');
+    expect(failedAfter).toBeLessThan(100);
+    // Its tools leave the catalog while it is away, and come back with it.
+    await until(host, (s) => s[0]?.state !== 'connected');
+    const deadline = Date.now() + 5000;
+    while (host.catalog().lookup('mcp__kitchen__slow') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(host.catalog().lookup('mcp__kitchen__slow')).toBeUndefined();
+    await catalogHas(host, 'mcp__kitchen__slow');
+    expect((await host.callTool('mcp__kitchen__echo', { text: 'back' })).text).toBe('back');
   });
 });
