@@ -167,6 +167,9 @@ async function buildClient() {
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // Prefer packages' ESM builds: some ship a UMD "main" whose relative requires a bundle
+    // cannot follow (jsonc-parser), while their "module" build bundles cleanly.
+    mainFields: ['module', 'main'],
     sourcemap: 'linked',
     tsconfig: existsSync(join(ROOT, 'tsconfig.json')) ? join(ROOT, 'tsconfig.json') : undefined,
     banner: {

@@ -85,7 +85,9 @@ export class MediaStore implements MediaSaver {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
     if (!URL.canParse(this.baseUrl)) {
-      throw invalid(`The media base URL "${options.baseUrl}" is not a URL; pass e.g. http://127.0.0.1:4100/media.`);
+      throw invalid(
+        `The media base URL "${options.baseUrl}" is not a URL; pass e.g. http://127.0.0.1:4100/media.`,
+      );
     }
     for (const [field, value] of [
       ['maxBytes', this.maxBytes],
