@@ -15,6 +15,9 @@ import type { Store, StoredEvent } from '../storage/ports.js';
 import { buildCatalog, type CatalogSnapshot, type ServerOffer } from './catalog/catalog.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { LogFiles } from './logs/log-files.js';
+import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
+import { MediaStore } from './media/media-store.js';
+import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
 import { secretsOf } from './secrets.js';
 import { type ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
@@ -32,6 +35,8 @@ export interface HostOptions {
   /** Passed to every connection (elicitation, sampling handlers…). */
   readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent'>;
   readonly firstConnectDelaysMs?: readonly number[];
+  /** Where media files are served from (the gateway mounts `mediaHandler()` there). */
+  readonly mediaBaseUrl?: string;
 }
 
 /** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
@@ -64,12 +69,19 @@ export class Host extends TypedEmitter<HostEvents> {
   private catalogSnapshot: CatalogSnapshot = buildCatalog([]);
   private readonly configs = new Map<string, ServerConfig>();
 
+  private readonly mediaPrune: NodeJS.Timeout;
+
   private constructor(
     private readonly store: Store,
     private readonly supervisor: Supervisor,
     private readonly logs: LogFiles,
+    private readonly media: MediaStore,
   ) {
     super();
+    // Retention runs now and hourly; unref'd so it never keeps a process alive.
+    void media.prune().catch(() => undefined);
+    this.mediaPrune = setInterval(() => void media.prune().catch(() => undefined), 60 * 60 * 1000);
+    this.mediaPrune.unref();
   }
 
   /** Opens the store, starts every enabled server in the background, and returns at once. */
@@ -95,7 +107,11 @@ export class Host extends TypedEmitter<HostEvents> {
       },
       ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
     });
-    host = new Host(store, supervisor, logs);
+    const media = new MediaStore({
+      dir: join(dataDir, 'media'),
+      baseUrl: options.mediaBaseUrl ?? 'http://127.0.0.1/media',
+    });
+    host = new Host(store, supervisor, logs, media);
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
     const byName = new Map((options.servers ?? []).map((c) => [c.name, { config: c, enabled: c.enabled }]));
@@ -238,6 +254,19 @@ export class Host extends TypedEmitter<HostEvents> {
     return () => clearInterval(timer);
   }
 
+  /**
+   * A result as text for a model: media parts saved under `media/<id>.<ext>` and referenced by
+   * URL with type and size, `resource_link`s as markdown links.
+   */
+  renderResult(result: ToolResult): Promise<RenderedResult> {
+    return renderResultWithMedia(result, this.media);
+  }
+
+  /** Serves the saved media files (`GET /media/<id>.<ext>`); refuses any other name. */
+  mediaHandler(): MediaHandler {
+    return createMediaHandler({ store: this.media });
+  }
+
   /** Tools whose definition changed since first seen and was not approved again (pins). */
   changedTools(): Promise<readonly { server: string; tool: string }[]> {
     return this.store.pins.listChanged();
@@ -255,6 +284,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
   /** Closes every server and the store. */
   async close(): Promise<void> {
+    clearInterval(this.mediaPrune);
     await this.supervisor.stop();
     await this.store.close();
   }

@@ -204,3 +204,25 @@ describe('Host when a server dies mid-call', () => {
     expect((await host.callTool('mcp__kitchen__echo', { text: 'back' })).text).toBe('back');
   });
 });
+
+describe('Host media', () => {
+  it('saves media of a result, references it by URL, and serves it back', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen], mediaBaseUrl: 'http://127.0.0.1:1/media' });
+    await catalogHas(host, 'mcp__kitchen__image');
+    const rendered = await host.renderResult(await host.callTool('mcp__kitchen__image', {}));
+    expect(rendered.text).toContain('an image');
+    const ref = rendered.media[0]!;
+    expect(rendered.text).toContain(`(http://127.0.0.1:1/media/${ref.fileName})`);
+    expect(ref.fileName).toMatch(/^[A-Za-z0-9_-]{22}\.png$/);
+    const served = await host.mediaHandler()(new Request(`http://127.0.0.1:1/media/${ref.fileName}`));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await served.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
+    const refused = await host.mediaHandler()(new Request('http://127.0.0.1:1/media/..%2Fswitchboard.db'));
+    expect(refused.status).toBe(400);
+  });
+});
