@@ -6,14 +6,39 @@ import { createHash } from 'node:crypto';
  * definition always hashes the same, whatever order the server wrote its keys in.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out: string[] = [];
+  writeCanonical(value, out);
+  return out.join('');
+}
+
+// One pass into a string list: a catalog of 10,000 tools hashes every definition once.
+function writeCanonical(value: unknown, out: string[]): void {
+  if (value === null || typeof value !== 'object') {
+    out.push(JSON.stringify(value) ?? 'null');
+    return;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      writeCanonical(value[i] === undefined ? null : value[i], out);
+    }
+    out.push(']');
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  out.push('{');
+  let first = true;
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) continue;
+    if (!first) out.push(',');
+    first = false;
+    out.push(JSON.stringify(key), ':');
+    writeCanonical(item, out);
+  }
+  out.push('}');
 }
 
 export interface HashableTool {
