@@ -13,6 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'config-files': ['core'],
   storage: ['core'],
   host: ['core', 'client', 'storage'],
+  app: ['core', 'client', 'storage', 'config-files', 'host'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {

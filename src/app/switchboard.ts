@@ -1,0 +1,34 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
+import { Host, type HostOptions } from '../host/host.js';
+
+/**
+ * The composition root: reads the configuration files and builds a running Host from them.
+ * What the CLI, the gateway and an embedding app start from.
+ */
+export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
+  /** Where `switchboard.json` is looked for. Default: the working directory. */
+  readonly projectDir?: string;
+  /** Whose `~/.switchboard/config.json` is read. Default: the user's home. */
+  readonly homeDir?: string;
+}
+
+export interface Switchboard {
+  readonly host: Host;
+  /** Which files were read, and what they held. */
+  readonly config: LoadedConfig;
+  close(): Promise<void>;
+}
+
+export async function createSwitchboard(options: SwitchboardOptions = {}): Promise<Switchboard> {
+  const homeDir = options.homeDir ?? homedir();
+  const config = await loadConfig({ projectDir: options.projectDir ?? process.cwd(), homeDir });
+  const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
+  const host = await Host.create({
+    ...hostOptions,
+    dataDir: options.dataDir ?? join(homeDir, '.switchboard'),
+    servers: config.servers,
+  });
+  return { host, config, close: () => host.close() };
+}

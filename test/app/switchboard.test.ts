@@ -1,0 +1,62 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSwitchboard, type Switchboard } from '../../src/app/switchboard.js';
+import { isSwitchboardError } from '../../src/core/errors.js';
+import { kitchenSinkBin } from '../fixtures/paths.js';
+
+let root: string;
+let sb: Switchboard | undefined;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'sb-app-'));
+  await mkdir(join(root, 'project'));
+  await mkdir(join(root, 'home', '.switchboard'), { recursive: true });
+});
+afterEach(async () => {
+  await sb?.close();
+  sb = undefined;
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('createSwitchboard', () => {
+  it('starts the servers of the project and user config files, project winning', async () => {
+    const kitchen = { command: process.execPath, args: [kitchenSinkBin], protocol: 'legacy' };
+    await writeFile(
+      join(root, 'home', '.switchboard', 'config.json'),
+      JSON.stringify({ servers: { shared: { ...kitchen, enabled: false }, mine: kitchen } }),
+    );
+    await writeFile(
+      join(root, 'project', 'switchboard.json'),
+      `{
+        // the project's own view of "shared"
+        "servers": { "shared": ${JSON.stringify(kitchen)}, },
+      }`,
+    );
+    sb = await createSwitchboard({ projectDir: join(root, 'project'), homeDir: join(root, 'home') });
+    expect(sb.config.servers.map((s) => s.name).sort()).toEqual(['mine', 'shared']);
+    const deadline = Date.now() + 20_000;
+    while (!sb.host.servers().every((s) => s.state === 'connected') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(sb.host.servers().map((s) => [s.name, s.state])).toEqual([
+      ['mine', 'connected'],
+      ['shared', 'connected'],
+    ]);
+  });
+
+  it('refuses a broken config file with the file, entry and field', async () => {
+    await writeFile(
+      join(root, 'project', 'switchboard.json'),
+      JSON.stringify({ servers: { bad: { commmand: 'x' } } }),
+    );
+    const error = await createSwitchboard({
+      projectDir: join(root, 'project'),
+      homeDir: join(root, 'home'),
+    }).catch((e) => e);
+    expect(isSwitchboardError(error, 'CONFIG_INVALID')).toBe(true);
+    expect(error.message).toContain('switchboard.json');
+    expect(error.message).toContain('"bad"');
+    expect(error.message).toContain('Did you mean "command"?');
+  });
+});
