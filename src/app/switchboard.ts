@@ -29,6 +29,7 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     ...hostOptions,
     dataDir: options.dataDir ?? join(homeDir, '.switchboard'),
     servers: config.servers,
+    sources: config.sources,
   });
   return { host, config, close: () => host.close() };
 }

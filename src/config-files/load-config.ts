@@ -16,6 +16,8 @@ export interface ConfigLocations {
 
 /** The merged config and the files it came from (`found: false` for a missing file). */
 export interface LoadedConfig extends ConfigFile {
+  /** The file each server came from, by name. */
+  readonly sources: Readonly<Record<string, string>>;
   readonly files: {
     readonly user: { readonly path: string; readonly found: boolean };
     readonly project: { readonly path: string; readonly found: boolean };
@@ -64,8 +66,12 @@ export async function loadConfig(locations: ConfigLocations): Promise<LoadedConf
   const userPath = userConfigPath(locations.homeDir);
   const projectPath = projectConfigPath(locations.projectDir);
   const [user, project] = await Promise.all([loadConfigFile(userPath), loadConfigFile(projectPath)]);
+  const sources: Record<string, string> = {};
+  for (const s of user.servers) sources[s.name] = userPath;
+  for (const s of project.servers) sources[s.name] = projectPath;
   return {
     ...mergeConfigs(user, project),
+    sources,
     files: {
       user: { path: userPath, found: user.found },
       project: { path: projectPath, found: project.found },

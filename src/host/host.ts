@@ -12,7 +12,12 @@ import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { openSqliteStore } from '../storage/database.js';
 import type { Store, StoredEvent } from '../storage/ports.js';
-import { buildCatalog, type CatalogSnapshot, type ServerOffer } from './catalog/catalog.js';
+import {
+  buildCatalog,
+  type CatalogSnapshot,
+  type RejectedTool,
+  type ServerOffer,
+} from './catalog/catalog.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
@@ -32,6 +37,8 @@ export interface HostOptions {
   readonly dataDir?: string;
   /** Servers from configuration files (registrations in the store are added to them). */
   readonly servers?: readonly ServerConfig[];
+  /** Where each of `servers` came from (a file path), by name; shown in the status. */
+  readonly sources?: Readonly<Record<string, string>>;
   /** Passed to every connection (elicitation, sampling handlers…). */
   readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent'>;
   readonly firstConnectDelaysMs?: readonly number[];
@@ -56,6 +63,12 @@ export interface CallHooks {
   ): Promise<void> | void;
 }
 
+/** A server's status: the supervisor's snapshot, where the entry came from, and its tools the catalog refused. */
+export interface ServerStatus extends ServerSnapshot {
+  readonly source: string;
+  readonly rejectedTools: readonly Pick<RejectedTool, 'tool' | 'reason' | 'detail'>[];
+}
+
 export type HostEvents = {
   servers: [snapshots: readonly ServerSnapshot[]];
   catalog: [snapshot: CatalogSnapshot];
@@ -68,6 +81,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly hooks: CallHooks[] = [];
   private catalogSnapshot: CatalogSnapshot = buildCatalog([]);
   private readonly configs = new Map<string, ServerConfig>();
+  private readonly sources = new Map<string, string>();
 
   private readonly mediaPrune: NodeJS.Timeout;
 
@@ -114,28 +128,40 @@ export class Host extends TypedEmitter<HostEvents> {
     host = new Host(store, supervisor, logs, media);
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
-    const byName = new Map((options.servers ?? []).map((c) => [c.name, { config: c, enabled: c.enabled }]));
+    const byName = new Map(
+      (options.servers ?? []).map((c) => [
+        c.name,
+        { config: c, enabled: c.enabled, source: options.sources?.[c.name] ?? 'config' },
+      ]),
+    );
     for (const r of registered) {
-      byName.set(r.name, {
-        config: normalizeServerEntry({ ...(r.entry as object), name: r.name }),
-        enabled: r.enabled,
-      });
+      const config = normalizeServerEntry({ ...(r.entry as object), name: r.name });
+      // A toggle of a file-configured server keeps its file as the source.
+      const source = r.source === 'toggle' ? (byName.get(r.name)?.source ?? r.source) : r.source;
+      byName.set(r.name, { config, enabled: r.enabled, source });
     }
-    for (const { config, enabled } of byName.values()) host.track(config, enabled);
+    for (const { config, enabled, source } of byName.values()) host.track(config, enabled, source);
     return host;
   }
 
   // ---- servers ---------------------------------------------------------------------------
 
-  servers(): readonly ServerSnapshot[] {
-    return this.supervisor.snapshot();
+  servers(): readonly ServerStatus[] {
+    const rejected = this.catalogSnapshot.rejected;
+    return this.supervisor.snapshot().map((snap) => ({
+      ...snap,
+      source: this.sources.get(snap.name) ?? 'unknown',
+      rejectedTools: rejected
+        .filter((r) => r.server === snap.name)
+        .map(({ tool, reason, detail }) => ({ tool, reason, detail })),
+    }));
   }
 
   /** Registers (or updates) a server, persists it, and connects it at once. */
   async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
     const config = normalizeServerEntry(entry, { file: source });
     await this.store.servers.upsert({ name: config.name, entry, enabled: true, source });
-    this.track(config, true);
+    this.track(config, true, source);
     return config;
   }
 
@@ -143,6 +169,7 @@ export class Host extends TypedEmitter<HostEvents> {
   async unregister(name: string): Promise<void> {
     await this.store.servers.remove(name);
     this.configs.delete(name);
+    this.sources.delete(name);
     await this.supervisor.remove(name);
   }
 
@@ -291,8 +318,9 @@ export class Host extends TypedEmitter<HostEvents> {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private track(config: ServerConfig, enabled: boolean): void {
+  private track(config: ServerConfig, enabled: boolean, source: string): void {
     this.configs.set(config.name, config);
+    this.sources.set(config.name, source);
     this.logs.setSecrets(config.name, secretsOf(config));
     this.supervisor.add(config, { enabled });
   }
@@ -331,8 +359,11 @@ export class Host extends TypedEmitter<HostEvents> {
         connection.listResourceTemplates().catch(() => undefined),
         connection.listPrompts().catch(() => undefined),
       ]);
+      const filter = this.configs.get(snap.name)?.tools;
       offers.push({
         server: snap.name,
+        ...(filter?.include && { include: filter.include }),
+        ...(filter?.exclude && { exclude: filter.exclude }),
         tools: tools?.items ?? [],
         resources: resources?.items ?? [],
         resourceTemplates: templates?.items ?? [],

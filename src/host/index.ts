@@ -9,7 +9,7 @@ export type {
 } from './catalog/catalog.js';
 export { buildCatalog } from './catalog/catalog.js';
 export { qualifiedToolName, TOOL_NAME_PATTERN } from './catalog/tool-names.js';
-export type { CallHooks, HookCall, HostEvents, HostOptions } from './host.js';
+export type { CallHooks, HookCall, HostEvents, HostOptions, ServerStatus } from './host.js';
 export { Host } from './host.js';
 export type {
   ServerSnapshot,

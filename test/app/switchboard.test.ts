@@ -24,7 +24,12 @@ describe('createSwitchboard', () => {
     const kitchen = { command: process.execPath, args: [kitchenSinkBin], protocol: 'legacy' };
     await writeFile(
       join(root, 'home', '.switchboard', 'config.json'),
-      JSON.stringify({ servers: { shared: { ...kitchen, enabled: false }, mine: kitchen } }),
+      JSON.stringify({
+        servers: {
+          shared: { ...kitchen, enabled: false },
+          mine: { ...kitchen, tools: { exclude: ['echo'] } },
+        },
+      }),
     );
     await writeFile(
       join(root, 'project', 'switchboard.json'),
@@ -39,10 +44,18 @@ describe('createSwitchboard', () => {
     while (!sb.host.servers().every((s) => s.state === 'connected') && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(sb.host.servers().map((s) => [s.name, s.state])).toEqual([
-      ['mine', 'connected'],
-      ['shared', 'connected'],
+    expect(sb.host.servers().map((s) => [s.name, s.state, s.source])).toEqual([
+      ['mine', 'connected', join(root, 'home', '.switchboard', 'config.json')],
+      ['shared', 'connected', join(root, 'project', 'switchboard.json')],
     ]);
+    // The excluded tool is not offered, and the status says why.
+    while (!sb.host.servers()[0]!.rejectedTools.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(sb.host.servers()[0]!.rejectedTools).toEqual([
+      { tool: 'echo', reason: 'filtered', detail: "removed by the entry's tools.include / tools.exclude" },
+    ]);
+    expect(sb.host.catalog().lookup('mcp__mine__echo')).toBeUndefined();
+    expect(sb.host.catalog().lookup('mcp__shared__echo')).toBeDefined();
   });
 
   it('refuses a broken config file with the file, entry and field', async () => {
