@@ -157,6 +157,37 @@ export class Host extends TypedEmitter<HostEvents> {
     }));
   }
 
+  /**
+   * The server list now and after every change, as an async iterator. A slow consumer skips
+   * to the latest list rather than queueing stale ones. Ends when `signal` aborts.
+   */
+  async *serverUpdates(signal?: AbortSignal): AsyncGenerator<readonly ServerStatus[]> {
+    let pending = true;
+    let wake: (() => void) | undefined;
+    const onChange = () => {
+      pending = true;
+      wake?.();
+    };
+    const onAbort = () => wake?.();
+    this.on('servers', onChange);
+    this.on('catalog', onChange);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!signal?.aborted) {
+        if (!pending) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        if (signal?.aborted) return;
+        if (!pending) continue;
+        pending = false;
+        yield this.servers();
+      }
+    } finally {
+      this.off('servers', onChange);
+      this.off('catalog', onChange);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** Registers (or updates) a server, persists it, and connects it at once. */
   async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
     const config = normalizeServerEntry(entry, { file: source });

@@ -226,3 +226,17 @@ describe('Host media', () => {
     expect(refused.status).toBe(400);
   });
 });
+
+describe('Host server updates', () => {
+  it('yields the list now and after each change, until aborted', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen] });
+    const controller = new AbortController();
+    const states: string[] = [];
+    for await (const servers of host.serverUpdates(controller.signal)) {
+      states.push(servers[0]!.state);
+      if (servers[0]!.state === 'connected') controller.abort();
+    }
+    expect(states[0]).toBe('connecting');
+    expect(states.at(-1)).toBe('connected');
+  });
+});
