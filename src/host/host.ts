@@ -19,6 +19,8 @@ import {
   type ServerOffer,
 } from './catalog/catalog.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
+import { EventFeed } from './event-feed.js';
+import { latestValues } from './latest-values.js';
 import { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
 import { MediaStore } from './media/media-store.js';
@@ -84,6 +86,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly sources = new Map<string, string>();
 
   private readonly mediaPrune: NodeJS.Timeout;
+  private readonly events: EventFeed;
 
   private constructor(
     private readonly store: Store,
@@ -92,6 +95,7 @@ export class Host extends TypedEmitter<HostEvents> {
     private readonly media: MediaStore,
   ) {
     super();
+    this.events = new EventFeed(store.events);
     // Retention runs now and hourly; unref'd so it never keeps a process alive.
     void media.prune().catch(() => undefined);
     this.mediaPrune = setInterval(() => void media.prune().catch(() => undefined), 60 * 60 * 1000);
@@ -161,31 +165,16 @@ export class Host extends TypedEmitter<HostEvents> {
    * The server list now and after every change, as an async iterator. A slow consumer skips
    * to the latest list rather than queueing stale ones. Ends when `signal` aborts.
    */
-  async *serverUpdates(signal?: AbortSignal): AsyncGenerator<readonly ServerStatus[]> {
-    let pending = true;
-    let wake: (() => void) | undefined;
-    const onChange = () => {
-      pending = true;
-      wake?.();
+  serverUpdates(signal?: AbortSignal): AsyncGenerator<readonly ServerStatus[]> {
+    const subscribe = (onChange: () => void) => {
+      this.on('servers', onChange);
+      this.on('catalog', onChange);
+      return () => {
+        this.off('servers', onChange);
+        this.off('catalog', onChange);
+      };
     };
-    const onAbort = () => wake?.();
-    this.on('servers', onChange);
-    this.on('catalog', onChange);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      while (!signal?.aborted) {
-        if (!pending) await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        if (signal?.aborted) return;
-        if (!pending) continue;
-        pending = false;
-        yield this.servers();
-      }
-    } finally {
-      this.off('servers', onChange);
-      this.off('catalog', onChange);
-      signal?.removeEventListener('abort', onAbort);
-    }
+    return latestValues(subscribe, () => this.servers(), signal);
   }
 
   /** Registers (or updates) a server, persists it, and connects it at once. */
@@ -283,11 +272,11 @@ export class Host extends TypedEmitter<HostEvents> {
 
   /** Takes up to `limit` pending server events (they become `delivered`). */
   takeEvents(limit = 100): Promise<StoredEvent[]> {
-    return this.store.events.takePending(limit);
+    return this.events.take(limit);
   }
 
   ackEvents(ids: readonly number[]): Promise<number> {
-    return this.store.events.ack(ids);
+    return this.events.ack(ids);
   }
 
   /** Calls `handler` with each batch of pending events every `intervalMs`; returns a stop function. */
@@ -295,21 +284,7 @@ export class Host extends TypedEmitter<HostEvents> {
     handler: (events: StoredEvent[]) => Promise<void> | void,
     options: { intervalMs: number },
   ): () => void {
-    let running = false;
-    const timer = setInterval(async () => {
-      if (running) return;
-      running = true;
-      try {
-        const batch = await this.takeEvents();
-        if (batch.length > 0) {
-          await handler(batch);
-          await this.ackEvents(batch.map((e) => e.id));
-        }
-      } finally {
-        running = false;
-      }
-    }, options.intervalMs);
-    return () => clearInterval(timer);
+    return this.events.every(handler, options);
   }
 
   /**
