@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeConfigs, normalizeConfigFile, parseConfigText } from '../../src/core/config/config-file.js';
-import { SwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
-
-function rejection(fn: () => unknown): SwitchboardError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SwitchboardError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+import { thrown } from '../helpers/rejection.js';
 
 const SAMPLE = `// Switchboard servers for this project
 {
@@ -43,12 +33,12 @@ describe('parseConfigText', () => {
 
   it('names file, line and column of a syntax error', () => {
     const text = '{\n  "servers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}';
-    const e = rejection(() => parseConfigText(text, '/p/switchboard.json'));
+    const e = thrown(() => parseConfigText(text, '/p/switchboard.json'));
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.message).toBe(
       '/p/switchboard.json:4:5: a comma is missing. Fix the JSON there (comments and trailing commas are allowed).',
     );
-    expect(rejection(() => parseConfigText('{ "servers": { "a": "x"', 'f.json')).message).toMatch(
+    expect(thrown(() => parseConfigText('{ "servers": { "a": "x"', 'f.json')).message).toMatch(
       /^f\.json:1:24: a closing "}" is missing/,
     );
   });
@@ -79,18 +69,16 @@ describe('normalizeConfigFile', () => {
   });
 
   it('suggests the known field for a misspelled one', () => {
-    const e = rejection(() =>
-      normalizeConfigFile({ servers: { fs: { commmand: 'npx' } } }, 'switchboard.json'),
-    );
+    const e = thrown(() => normalizeConfigFile({ servers: { fs: { commmand: 'npx' } } }, 'switchboard.json'));
     expect(e.message).toBe(
       'switchboard.json: server "fs", field "commmand": unknown field "commmand". Did you mean "command"? Rename it.',
     );
     expect(e.details).toMatchObject({ file: 'switchboard.json', server: 'fs', field: 'commmand' });
-    const nested = rejection(() =>
+    const nested = thrown(() =>
       normalizeConfigFile({ servers: { fs: { command: 'x', timeouts: { conect: 5 } } } }, 'a.json'),
     );
     expect(nested.message).toMatch(/server "fs", field "timeouts.conect": .*Did you mean "connect"\?/);
-    const far = rejection(() =>
+    const far = thrown(() =>
       normalizeConfigFile({ servers: { fs: { command: 'x', colour: 'red' } } }, 'a.json'),
     );
     expect(far.message).toMatch(
@@ -99,36 +87,36 @@ describe('normalizeConfigFile', () => {
   });
 
   it('explains wrong values with the expected form', () => {
-    const e = rejection(() =>
+    const e = thrown(() =>
       normalizeConfigFile({ servers: { fs: { command: 'x', args: '-y pkg' } } }, 'a.json'),
     );
     expect(e.message).toBe(
       'a.json: server "fs", field "args": expected array, received string. Write a list of strings, e.g. ["-y", "@modelcontextprotocol/server-filesystem"].',
     );
     expect(
-      rejection(() => normalizeConfigFile({ servers: { a: { command: 'x', deferral: 'lazy' } } }, 'a.json'))
+      thrown(() => normalizeConfigFile({ servers: { a: { command: 'x', deferral: 'lazy' } } }, 'a.json'))
         .message,
     ).toMatch(/field "deferral": must be one of "eager", "deferred", "hidden"/);
     expect(
-      rejection(() =>
+      thrown(() =>
         normalizeConfigFile({ servers: { a: { url: 'https://h/', auth: { type: 'basic' } } } }, 'a.json'),
       ).message,
     ).toMatch(/field "auth.type": must be "bearer" or "oauth"/);
   });
 
   it('rejects file-level mistakes with a way out', () => {
-    expect(rejection(() => normalizeConfigFile({ mcpServers: {} }, 'a.json')).message).toBe(
+    expect(thrown(() => normalizeConfigFile({ mcpServers: {} }, 'a.json')).message).toBe(
       'a.json: field "mcpServers": Switchboard lists servers under "servers". Rename "mcpServers" to "servers".',
     );
-    expect(rejection(() => normalizeConfigFile({ server: {} }, 'a.json')).message).toMatch(
+    expect(thrown(() => normalizeConfigFile({ server: {} }, 'a.json')).message).toMatch(
       /Did you mean "servers"/,
     );
-    expect(rejection(() => normalizeConfigFile([], 'a.json')).message).toMatch(/must hold an object/);
+    expect(thrown(() => normalizeConfigFile([], 'a.json')).message).toMatch(/must hold an object/);
     expect(
-      rejection(() => normalizeConfigFile({ servers: { 'my server': { command: 'x' } } }, 'a.json')).message,
+      thrown(() => normalizeConfigFile({ servers: { 'my server': { command: 'x' } } }, 'a.json')).message,
     ).toMatch(/server "my server", field "name": .*Rename the key/);
     expect(
-      rejection(() => normalizeConfigFile({ servers: { a: { name: 'a', command: 'x' } } }, 'a.json')).message,
+      thrown(() => normalizeConfigFile({ servers: { a: { name: 'a', command: 'x' } } }, 'a.json')).message,
     ).toMatch(/the name is the key/);
   });
 });

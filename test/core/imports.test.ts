@@ -5,17 +5,7 @@ import { parseCodexConfig } from '../../src/core/config/imports/codex.js';
 import { parseCursorConfig } from '../../src/core/config/imports/cursor.js';
 import { parseVsCodeConfig } from '../../src/core/config/imports/vscode.js';
 import { parseWindsurfConfig } from '../../src/core/config/imports/windsurf.js';
-import { SwitchboardError } from '../../src/core/errors.js';
-
-function rejection(fn: () => unknown): SwitchboardError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SwitchboardError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+import { thrown } from '../helpers/rejection.js';
 
 describe('Claude Desktop', () => {
   const file = '/home/me/.config/Claude/claude_desktop_config.json';
@@ -56,7 +46,7 @@ describe('Claude Desktop', () => {
 
   it('rejects malformed JSON with line and column', () => {
     expect(
-      rejection(() =>
+      thrown(() =>
         parseClaudeDesktopConfig('{\n  "mcpServers": {\n    "a": { "command": "x" },,\n  }\n}', file),
       ).message,
     ).toBe(
@@ -276,7 +266,7 @@ enabled = false
 
   it('returns nothing for a file without servers and rejects bad TOML with its position', () => {
     expect(parseCodexConfig('model = "o3"\n', file)).toEqual({ entries: [], warnings: [] });
-    const e = rejection(() => parseCodexConfig('[mcp_servers.a]\ncommand = "npx\n', file));
+    const e = thrown(() => parseCodexConfig('[mcp_servers.a]\ncommand = "npx\n', file));
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.message).toMatch(/^\/home\/me\/\.codex\/config\.toml:2:\d+: .+\. Fix the TOML there\.$/);
   });

@@ -7,6 +7,7 @@ import { Kysely, type Migration, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import { type Database, MIGRATIONS, migrateToLatest, openSqliteStore } from '../../src/storage/index.js';
+import { rejectionOf } from '../helpers/rejection.js';
 import { describeSharedStoreContract, describeStoreContract } from './store-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'switchboard-storage-'));
@@ -26,15 +27,6 @@ function raw<T>(file: string, read: (db: BetterSqlite3.Database) => T): T {
   } finally {
     db.close();
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describeStoreContract('sqlite file', () => openSqliteStore({ file: newFile() }));
@@ -95,7 +87,7 @@ describe('openSqliteStore', () => {
     const digest = () => createHash('sha256').update(readFileSync(file)).digest('hex');
     const before = digest();
 
-    const error = await rejection(openSqliteStore({ file }));
+    const error = await rejectionOf(openSqliteStore({ file }));
     expect(isSwitchboardError(error, 'STORAGE_TOO_NEW')).toBe(true);
     expect((error as Error).message).toMatch(/999-future/);
     expect((error as Error).message).toMatch(/Upgrade Switchboard/);
@@ -115,7 +107,7 @@ describe('openSqliteStore', () => {
     };
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
     try {
-      const error = await rejection(
+      const error = await rejectionOf(
         migrateToLatest(db, { migrations: { ...MIGRATIONS, '002-broken': broken } }),
       );
       expect(isSwitchboardError(error, 'STORAGE_MIGRATION_FAILED')).toBe(true);
@@ -135,7 +127,7 @@ describe('openSqliteStore', () => {
   it('refuses a file that is not a database', async () => {
     const file = join(root, 'not-a-db.txt');
     writeFileSync(file, 'hello, this is not SQLite'.repeat(100));
-    const error = await rejection(openSqliteStore({ file }));
+    const error = await rejectionOf(openSqliteStore({ file }));
     expect(isSwitchboardError(error, 'STORAGE_FAILED')).toBe(true);
     expect((error as Error).message).toContain(file);
   });

@@ -6,16 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import type { Store } from '../../src/storage/index.js';
-
-/** Resolves to the error `promise` rejects with (fails the test if it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+import { rejectionOf } from '../helpers/rejection.js';
 
 /** The repositories' behaviour on one store. `factory` returns a fresh, empty store. */
 export function describeStoreContract(label: string, factory: () => Promise<Store>): void {
@@ -61,7 +52,7 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
 
     it('servers: refuses an entry that is not JSON', async () => {
       const { servers } = await fresh();
-      const error = await rejection(
+      const error = await rejectionOf(
         servers.upsert({ name: 'x', entry: undefined, enabled: true, source: 's' }),
       );
       expect(isSwitchboardError(error, 'STORAGE_FAILED')).toBe(true);
@@ -147,7 +138,9 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect(await kv.delete('era', 'srv')).toBe(false);
       expect(await kv.get('era', 'srv')).toBeUndefined();
       expect(await kv.list('nothing')).toEqual([]);
-      expect(isSwitchboardError(await rejection(kv.set('era', 'x', undefined)), 'STORAGE_FAILED')).toBe(true);
+      expect(isSwitchboardError(await rejectionOf(kv.set('era', 'x', undefined)), 'STORAGE_FAILED')).toBe(
+        true,
+      );
     });
 
     it('pins: first hash approved, a change is kept apart until approved', async () => {
