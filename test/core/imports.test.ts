@@ -101,14 +101,14 @@ describe('Claude Code', () => {
         gh: { command: 'gh-mcp' },
       },
       projects: {
-        '/work/app': {
+        '/srv/app': {
           allowedTools: [],
           mcpServers: { gh: { type: 'http', url: 'https://api.githubcopilot.com/mcp/' } },
         },
-        '/work/other': { mcpServers: { other: { command: 'x' } } },
+        '/srv/other': { mcpServers: { other: { command: 'x' } } },
       },
     });
-    const { entries } = parseClaudeCodeConfig(text, '/home/me/.claude.json', { projectDir: '/work/app/' });
+    const { entries } = parseClaudeCodeConfig(text, '/home/me/.claude.json', { projectDir: '/srv/app/' });
     expect(entries.map((e) => [e.entry.name, e.entry.url ?? e.entry.command])).toEqual([
       ['memory', 'npx'],
       ['gh', 'https://api.githubcopilot.com/mcp/'],
@@ -130,8 +130,8 @@ describe('Cursor', () => {
         "remote": { "url": "https://mcp.example.com/mcp", "headers": { "API_KEY": "\${env:EXAMPLE_KEY}" } },
       }
     }`;
-    const { entries, warnings } = parseCursorConfig(text, '/work/app/.cursor/mcp.json', {
-      projectDir: '/work/app',
+    const { entries, warnings } = parseCursorConfig(text, '/srv/app/.cursor/mcp.json', {
+      projectDir: '/srv/app',
     });
     expect(entries.map((e) => e.entry)).toEqual([
       {
@@ -140,7 +140,7 @@ describe('Cursor', () => {
         args: ['-y', '@stripe/mcp', '--tools=all'],
         env: { STRIPE_SECRET_KEY: '${STRIPE_KEY}' },
       },
-      { name: 'docs', command: 'node', args: ['/work/app/tools/docs.js', '${HOME}/docs'] },
+      { name: 'docs', command: 'node', args: ['/srv/app/tools/docs.js', '${HOME}/docs'] },
       { name: 'remote', url: 'https://mcp.example.com/mcp', headers: { API_KEY: '${EXAMPLE_KEY}' } },
     ]);
     expect(warnings).toEqual(['server "docs": "envFile" not imported (no Switchboard equivalent).']);
@@ -169,8 +169,8 @@ describe('VS Code', () => {
         "perplexity": { "type": "stdio", "command": "npx", "args": ["-y", "server-perplexity-ask"], "env": { "PERPLEXITY_API_KEY": "\${input:perplexity-key}" }, "dev": { "watch": "src/**" } }
       }
     }`;
-    const { entries, warnings } = parseVsCodeConfig(text, '/work/app/.vscode/mcp.json', {
-      projectDir: '/work/app',
+    const { entries, warnings } = parseVsCodeConfig(text, '/srv/app/.vscode/mcp.json', {
+      projectDir: '/srv/app',
     });
     expect(entries[0]?.entry.headers).toEqual({ Authorization: 'Bearer ${GITHUB_PAT}' });
     expect(entries[1]?.entry.env).toEqual({ PERPLEXITY_API_KEY: '${PERPLEXITY_KEY}' });
