@@ -14,6 +14,8 @@ export type {
   AuditRepository,
   EventRepository,
   EventStatus,
+  Grant,
+  GrantRepository,
   KeyValueEntry,
   KeyValueRepository,
   PinRepository,
@@ -22,6 +24,7 @@ export type {
   Store,
   StoredEvent,
   StoredServer,
+  TokenRepository,
   ToolPin,
 } from './ports.js';
 export type { Database } from './schema.js';

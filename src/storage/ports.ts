@@ -159,6 +159,8 @@ export interface AuditRepository {
 
 /** A store: the repositories over one database, and `close()`. */
 export interface Store {
+  readonly grants: GrantRepository;
+  readonly tokens: TokenRepository;
   readonly servers: ServerRepository;
   readonly events: EventRepository;
   readonly kv: KeyValueRepository;
@@ -166,4 +168,39 @@ export interface Store {
   readonly audit: AuditRepository;
   /** Closes the database; the repositories must not be used afterwards. */
   close(): Promise<void>;
+}
+
+/** One grant: `group` (a server name, or `config`) activated in a session or one of its frames. */
+export interface Grant {
+  readonly session: string;
+  /** `''` for the session itself; a sub-agent's stack frame id otherwise. */
+  readonly frame: string;
+  readonly group: string;
+  readonly grantedAt: Date;
+}
+
+/**
+ * Lazy-loading grants, persisted so they survive a restart. A frame's grants go when the frame
+ * ends; a sub-agent frame starts with none of its own.
+ */
+export interface GrantRepository {
+  /** Adds a grant (idempotent). */
+  grant(input: { session: string; frame?: string; group: string }): Promise<void>;
+  /** Grants of one frame (`''`, the default: the session itself). */
+  list(session: string, frame?: string): Promise<Grant[]>;
+  /** Removes one grant; `false` when there was none. */
+  revoke(input: { session: string; frame?: string; group: string }): Promise<boolean>;
+  /** Deletes every grant of a frame (when the sub-agent ends); returns how many. */
+  endFrame(session: string, frame: string): Promise<number>;
+  /** Deletes every grant of a session, frames included; returns how many. */
+  endSession(session: string): Promise<number>;
+}
+
+/** Stored credentials by server and issuer: opaque text (the OAuth layer encrypts it). */
+export interface TokenRepository {
+  get(server: string, issuer: string): Promise<string | undefined>;
+  set(server: string, issuer: string, secret: string): Promise<void>;
+  delete(server: string, issuer?: string): Promise<number>;
+  /** The issuers a server has credentials for. */
+  issuers(server: string): Promise<string[]>;
 }

@@ -70,7 +70,25 @@ export interface MigrationTable {
 }
 
 /** Every table of the store, for `Kysely<Database>`. */
+/** `grants`: groups (servers, or `config`) a session — or a sub-agent frame of it — activated. */
+export interface GrantsTable {
+  session: string;
+  frame: string;
+  grp: string;
+  granted_at: string;
+}
+
+/** `tokens`: credentials by server and issuer, as opaque (already encrypted) text. */
+export interface TokensTable {
+  server: string;
+  issuer: string;
+  secret: string;
+  updated_at: string;
+}
+
 export interface Database {
+  grants: GrantsTable;
+  tokens: TokensTable;
   servers: ServersTable;
   events: EventsTable;
   kv: KeyValueTable;

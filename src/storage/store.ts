@@ -5,12 +5,14 @@
 import type { Kysely } from 'kysely';
 import { createAuditRepository } from './audit-repository.js';
 import { createEventRepository } from './event-repository.js';
+import { createGrantRepository } from './grant-repository.js';
 import type { Clock } from './json.js';
 import { createKeyValueRepository } from './key-value-repository.js';
 import { createPinRepository } from './pin-repository.js';
 import type { Store } from './ports.js';
 import type { Database } from './schema.js';
 import { createServerRepository } from './server-repository.js';
+import { createTokenRepository } from './token-repository.js';
 
 /** Options of `createStore`. */
 export interface CreateStoreOptions {
@@ -23,6 +25,8 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
   const clock = options.clock ?? (() => new Date());
   let closed: Promise<void> | undefined;
   return {
+    grants: createGrantRepository(db, clock),
+    tokens: createTokenRepository(db, clock),
     servers: createServerRepository(db, clock),
     events: createEventRepository(db, clock),
     kv: createKeyValueRepository(db, clock),

@@ -218,6 +218,38 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect(seen).toEqual([ids[5], ids[3], ids[1]]);
     });
 
+    it('grants: per session and frame, idempotent, ended with their frame or session', async () => {
+      const { grants } = await fresh();
+      await grants.grant({ session: 's1', group: 'github' });
+      await grants.grant({ session: 's1', group: 'github' });
+      await grants.grant({ session: 's1', group: 'config' });
+      await grants.grant({ session: 's1', frame: 'sub-1', group: 'fs' });
+      await grants.grant({ session: 's2', group: 'github' });
+      expect((await grants.list('s1')).map((g) => g.group)).toEqual(['config', 'github']);
+      // A sub-agent frame has its own grants only.
+      expect((await grants.list('s1', 'sub-1')).map((g) => g.group)).toEqual(['fs']);
+      expect((await grants.list('s1'))[0]!.grantedAt).toBeInstanceOf(Date);
+      expect(await grants.revoke({ session: 's1', group: 'config' })).toBe(true);
+      expect(await grants.revoke({ session: 's1', group: 'config' })).toBe(false);
+      expect(await grants.endFrame('s1', 'sub-1')).toBe(1);
+      expect(await grants.list('s1', 'sub-1')).toEqual([]);
+      expect(await grants.endSession('s1')).toBe(1);
+      expect((await grants.list('s2')).map((g) => g.group)).toEqual(['github']);
+    });
+
+    it('tokens: opaque secrets by server and issuer', async () => {
+      const { tokens } = await fresh();
+      expect(await tokens.get('gh', 'https://issuer.example')).toBeUndefined();
+      await tokens.set('gh', 'https://issuer.example', 'cipher-1');
+      await tokens.set('gh', 'https://issuer.example', 'cipher-2');
+      await tokens.set('gh', 'https://other.example', 'cipher-3');
+      expect(await tokens.get('gh', 'https://issuer.example')).toBe('cipher-2');
+      expect(await tokens.issuers('gh')).toEqual(['https://issuer.example', 'https://other.example']);
+      expect(await tokens.delete('gh', 'https://other.example')).toBe(1);
+      expect(await tokens.delete('gh')).toBe(1);
+      expect(await tokens.issuers('gh')).toEqual([]);
+    });
+
     it('close() twice is harmless', async () => {
       const store = await fresh();
       await store.close();

@@ -4,8 +4,10 @@
  */
 import type { Migration } from 'kysely';
 import { migration001Initial } from './001-initial.js';
+import { migration002GrantsTokens } from './002-grants-tokens.js';
 
 /** The migrations of this version of Switchboard, keyed by id. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': migration001Initial,
+  '002-grants-tokens': migration002GrantsTokens,
 };
