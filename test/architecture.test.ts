@@ -12,8 +12,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   client: ['core'],
   'config-files': ['core'],
   storage: ['core'],
-  host: ['core', 'client', 'storage'],
-  app: ['core', 'client', 'storage', 'config-files', 'host'],
+  policy: ['core'],
+  host: ['core', 'client', 'storage', 'policy'],
+  app: ['core', 'client', 'storage', 'config-files', 'policy', 'host'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {
