@@ -3,7 +3,7 @@ import type { EventRepository, StoredEvent } from '../storage/ports.js';
 /**
  * The consumer side of stored server notifications: take a batch (it becomes `delivered`),
  * acknowledge it, or have batches handed over on an interval (for background agents). A batch
- * whose handler throws is not acknowledged, so it is not lost.
+ * whose handler throws goes back to pending, so the next round delivers it again.
  */
 export class EventFeed {
   constructor(private readonly events: EventRepository) {}
@@ -25,14 +25,16 @@ export class EventFeed {
     const timer = setInterval(async () => {
       if (running) return;
       running = true;
+      let batch: StoredEvent[] = [];
       try {
-        const batch = await this.take();
+        batch = await this.take();
         if (batch.length > 0) {
           await handler(batch);
           await this.ack(batch.map((e) => e.id));
         }
       } catch {
-        // The batch stays delivered but unacknowledged; the next call of the handler is a new batch.
+        // At-least-once: what the handler did not finish is delivered again next round.
+        await this.events.release(batch.map((e) => e.id)).catch(() => undefined);
       } finally {
         running = false;
       }

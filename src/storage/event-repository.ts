@@ -59,18 +59,26 @@ export function createEventRepository(db: Kysely<Database>, clock: Clock): Event
     },
 
     async ack(ids) {
-      let changed = 0;
       const now = toTime(clock());
-      for (let i = 0; i < ids.length; i += ACK_CHUNK) {
-        const result = await db
+      return updateInChunks(ids, (chunk) =>
+        db
           .updateTable('events')
           .set({ status: 'acked', acked_at: now })
-          .where('id', 'in', ids.slice(i, i + ACK_CHUNK))
+          .where('id', 'in', chunk)
           .where('status', '!=', 'acked')
-          .executeTakeFirst();
-        changed += Number(result.numUpdatedRows);
-      }
-      return changed;
+          .executeTakeFirst(),
+      );
+    },
+
+    async release(ids) {
+      return updateInChunks(ids, (chunk) =>
+        db
+          .updateTable('events')
+          .set({ status: 'pending', delivered_at: null })
+          .where('id', 'in', chunk)
+          .where('status', '=', 'delivered')
+          .executeTakeFirst(),
+      );
     },
 
     async count(status) {
@@ -88,4 +96,15 @@ export function createEventRepository(db: Kysely<Database>, clock: Clock): Event
       return Number(result.numDeletedRows);
     },
   };
+}
+
+/** Runs an update over `ids` in chunks (SQL parameter limits) and adds up the rows changed. */
+async function updateInChunks(
+  ids: readonly number[],
+  update: (chunk: number[]) => Promise<{ numUpdatedRows: bigint }>,
+): Promise<number> {
+  let changed = 0;
+  for (let i = 0; i < ids.length; i += ACK_CHUNK)
+    changed += Number((await update(ids.slice(i, i + ACK_CHUNK))).numUpdatedRows);
+  return changed;
 }

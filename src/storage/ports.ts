@@ -56,6 +56,8 @@ export interface EventRepository {
   takePending(limit: number): Promise<StoredEvent[]>;
   /** Marks the events `acked`; returns how many changed. Unknown ids are ignored. */
   ack(ids: readonly number[]): Promise<number>;
+  /** Hands `delivered` events back as `pending` (their consumer failed); returns how many. */
+  release(ids: readonly number[]): Promise<number>;
   /** How many events there are, or how many in `status`. */
   count(status?: EventStatus): Promise<number>;
   /** Retention: deletes events received before `olderThan` (only in `status` if given). */

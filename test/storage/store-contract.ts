@@ -94,6 +94,18 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect(await events.count('pending')).toBe(0);
     });
 
+    it('events: release hands delivered events back, once', async () => {
+      const { events } = await fresh();
+      const id = await events.append({ server: 's', method: 'event/x', receivedAt: new Date() });
+      expect((await events.takePending(10)).map((e) => e.id)).toEqual([id]);
+      expect(await events.takePending(10)).toEqual([]);
+      expect(await events.release([id])).toBe(1);
+      expect(await events.release([id])).toBe(0);
+      expect((await events.takePending(10)).map((e) => e.id)).toEqual([id]);
+      await events.ack([id]);
+      expect(await events.release([id])).toBe(0);
+    });
+
     it('events: prune by age, optionally by status; ids are not reused', async () => {
       const { events } = await fresh();
       const old = new Date('2026-01-01T00:00:00.000Z');
