@@ -284,7 +284,7 @@ export class Host extends TypedEmitter<HostEvents> {
     handler: (events: StoredEvent[]) => Promise<void> | void,
     options: { intervalMs: number },
   ): () => void {
-    return this.events.every(handler, options);
+    return this.events.poll(handler, options);
   }
 
   /**

@@ -8,7 +8,7 @@ afterEach(async () => {
   await store?.close();
 });
 
-describe('EventFeed.every', () => {
+describe('EventFeed.poll', () => {
   it('acknowledges handled batches and delivers a failed batch again', async () => {
     store = await openSqliteStore({ memory: true });
     await store.events.append({ server: 's', method: 'event/a', receivedAt: new Date() });
@@ -16,7 +16,7 @@ describe('EventFeed.every', () => {
     const seen: string[][] = [];
     let fail = true;
     const done = new Promise<void>((resolve) => {
-      const stop = feed.every(
+      const stop = feed.poll(
         (batch: StoredEvent[]) => {
           seen.push(batch.map((e) => e.method));
           if (fail) {
