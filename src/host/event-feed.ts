@@ -17,7 +17,7 @@ export class EventFeed {
   }
 
   /** Calls `handler` with each batch every `intervalMs`; returns a stop function. */
-  every(
+  poll(
     handler: (events: StoredEvent[]) => Promise<void> | void,
     options: { intervalMs: number },
   ): () => void {
