@@ -17,6 +17,7 @@ export type SwitchboardErrorCode =
   | 'UPSTREAM_ERROR'
   | 'PROTOCOL_VERSION_UNSUPPORTED'
   | 'NOT_CONNECTED'
+  | 'NOT_FOUND'
   | 'MESSAGE_TOO_LARGE'
   | 'TASK_FAILED'
   | 'TASK_CANCELLED'

@@ -84,6 +84,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private catalogSnapshot: CatalogSnapshot = buildCatalog([]);
   private readonly configs = new Map<string, ServerConfig>();
   private readonly sources = new Map<string, string>();
+  private catalogGeneration = 0;
 
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
@@ -230,7 +231,7 @@ export class Host extends TypedEmitter<HostEvents> {
     const entry = this.catalogSnapshot.lookup(name);
     if (!entry) {
       throw new SwitchboardError(
-        'NOT_CONNECTED',
+        'NOT_FOUND',
         `No tool "${name}" in the catalog. List the tools to see what is offered.`,
         {
           details: { tool: name },
@@ -355,6 +356,9 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   private async rebuildCatalog(): Promise<void> {
+    // Rebuilds overlap (every server change starts one); only the latest may publish, or a
+    // slow, older rebuild would put back a catalog that no longer holds.
+    const generation = ++this.catalogGeneration;
     const offers: ServerOffer[] = [];
     for (const snap of this.supervisor.snapshot()) {
       const connection = this.supervisor.connection(snap.name);
@@ -376,6 +380,7 @@ export class Host extends TypedEmitter<HostEvents> {
         prompts: prompts?.items ?? [],
       });
     }
+    if (generation !== this.catalogGeneration) return;
     const next = buildCatalog(offers);
     if (next.etag === this.catalogSnapshot.etag) return;
     this.catalogSnapshot = next;
@@ -396,7 +401,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
 function unknownServer(name: string): SwitchboardError {
   return new SwitchboardError(
-    'CONFIG_INVALID',
+    'NOT_FOUND',
     `No server named "${name}". List the servers to see their names.`,
     {
       details: { server: name },

@@ -60,7 +60,11 @@ describe('Host', () => {
     const r = await host.callTool('mcp__kitchen__echo', { text: 'routed' });
     expect(r.text).toBe('routed');
     expect(seen).toEqual(['before kitchen/echo', 'after echo ok']);
-    await expect(host.callTool('mcp__kitchen__nope')).rejects.toThrow(/No tool "mcp__kitchen__nope"/);
+    await expect(host.callTool('mcp__kitchen__nope')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('No tool "mcp__kitchen__nope"'),
+    });
+    expect(() => host!.reload('nobody')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
     expect(host.catalog().prompts.map((p) => p.item.name)).toContain('greet');
   });
 

@@ -249,7 +249,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     const runner = this.runners.get(name);
     if (!runner) {
       throw new SwitchboardError(
-        'CONFIG_INVALID',
+        'NOT_FOUND',
         `No server named "${name}". List the servers to see their names.`,
         {
           details: { server: name },
