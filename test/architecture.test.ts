@@ -14,7 +14,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   storage: ['core'],
   policy: ['core'],
   host: ['core', 'client', 'storage', 'policy'],
-  app: ['core', 'client', 'storage', 'config-files', 'policy', 'host'],
+  agents: ['core', 'client', 'storage', 'policy', 'host'],
+  app: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {
