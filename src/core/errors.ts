@@ -26,7 +26,10 @@ export type SwitchboardErrorCode =
   | 'STORAGE_MIGRATION_FAILED'
   | 'STORAGE_TOO_NEW'
   | 'CONFIG_READ_FAILED'
-  | 'CONFIG_WRITE_FAILED';
+  | 'CONFIG_WRITE_FAILED'
+  | 'INVALID_ARGUMENT'
+  | 'POLICY_DENIED'
+  | 'APPROVAL_DECLINED';
 
 /** Structured details attached to some codes (HTTP status, JSON-RPC code, server name). */
 export interface SwitchboardErrorDetails {

@@ -7,6 +7,19 @@ export {
   normalizeConfigFile,
   parseConfigText,
 } from './config/config-file.js';
+export type {
+  ApprovalModeName,
+  GovernanceConfig,
+  ProfileName,
+  RuleConfig,
+  ScanPolicyName,
+} from './config/governance-config.js';
+export {
+  DEFAULT_GOVERNANCE,
+  governanceSchema,
+  mergeGovernance,
+  resolveGovernance,
+} from './config/governance-config.js';
 export { parseClaudeCodeConfig } from './config/imports/claude-code.js';
 export { parseClaudeDesktopConfig } from './config/imports/claude-desktop.js';
 export { parseCodexConfig } from './config/imports/codex.js';

@@ -9,6 +9,12 @@ import {
   serverEntryFieldsSchema,
 } from '../server-config.js';
 import { closestName } from './did-you-mean.js';
+import {
+  type GovernanceConfig,
+  governanceSchema,
+  mergeGovernance,
+  parseGovernance,
+} from './governance-config.js';
 
 /**
  * Switchboard's own config file (`switchboard.json` in a project, `~/.switchboard/config.json`
@@ -28,15 +34,18 @@ export const configFileSchema = z
       .record(z.string().regex(SERVER_NAME_PATTERN), serverEntryFieldsSchema)
       .optional()
       .describe('Upstream MCP servers, keyed by name (letters, digits, "_", "." and "-").'),
+    governance: governanceSchema.optional(),
   })
   .describe('Switchboard configuration: switchboard.json (project) or ~/.switchboard/config.json (user).');
 
 /** The normalized content of one config file, or of user and project merged. */
 export interface ConfigFile {
   readonly servers: readonly ServerConfig[];
+  /** The fields the file sets; defaults are applied where the settings are used. */
+  readonly governance?: Partial<GovernanceConfig>;
 }
 
-const TOP_LEVEL_FIELDS = ['$schema', 'servers'] as const;
+const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance'] as const;
 
 /** Plain words for jsonc-parser's error codes (by their printed name). */
 const PARSE_PROBLEMS: Readonly<Record<string, string>> = {
@@ -113,7 +122,7 @@ export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
       key,
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
-        : 'unknown field. Remove it; a config file holds only "$schema" and "servers".',
+        : 'unknown field. Remove it; a config file holds only "$schema", "servers" and "governance".',
     );
   }
   if (raw.$schema !== undefined && typeof raw.$schema !== 'string') {
@@ -125,6 +134,7 @@ export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
   }
   return {
     servers: Object.entries(servers).map(([name, entry]) => normalizeNamedEntry(name, entry, file)),
+    ...(raw.governance !== undefined && { governance: parseGovernance(raw.governance, file) }),
   };
 }
 
@@ -166,5 +176,9 @@ export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile 
   const byName = new Map(project.servers.map((s) => [s.name, s]));
   const merged = user.servers.map((s) => byName.get(s.name) ?? s);
   const userNames = new Set(user.servers.map((s) => s.name));
-  return { servers: [...merged, ...project.servers.filter((s) => !userNames.has(s.name))] };
+  const governance = mergeGovernance(user.governance ?? {}, project.governance ?? {});
+  return {
+    servers: [...merged, ...project.servers.filter((s) => !userNames.has(s.name))],
+    ...(Object.keys(governance).length > 0 && { governance }),
+  };
 }

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { SwitchboardError } from '../errors.js';
+
+/**
+ * The `governance` section of a config file: how calls are approved, which rules allow or deny
+ * tools, how suspicious tool definitions are treated, and how long a person has to answer.
+ * The policy layer gives these words their meaning; here they are only validated and
+ * defaulted.
+ *
+ * ```jsonc
+ * "governance": {
+ *   "mode": "auto-edit",
+ *   "profile": "interactive",
+ *   "rules": [{ "server": "github", "tool": "delete_*", "effect": "deny" }],
+ *   "scan": "block",
+ *   "approvalTimeoutMs": 300000
+ * }
+ * ```
+ */
+
+export const APPROVAL_MODES = ['read-only', 'auto-edit', 'full-auto'] as const;
+export const PROFILES = ['interactive', 'daemon', 'public_gateway'] as const;
+export const SCAN_POLICIES = ['block', 'warn', 'off'] as const;
+
+export type ApprovalModeName = (typeof APPROVAL_MODES)[number];
+export type ProfileName = (typeof PROFILES)[number];
+export type ScanPolicyName = (typeof SCAN_POLICIES)[number];
+
+export interface RuleConfig {
+  readonly server: string;
+  readonly tool: string;
+  readonly effect: 'allow' | 'deny';
+}
+
+/** The normalized governance settings (every field defaulted). */
+export interface GovernanceConfig {
+  /** The approval mode of a session that does not choose one. */
+  readonly mode: ApprovalModeName;
+  readonly profile: ProfileName;
+  readonly rules: readonly RuleConfig[];
+  /** What a suspicious tool definition gets: rejected, a warning, or nothing. */
+  readonly scan: ScanPolicyName;
+  /** How long an approval or elicitation waits for a person before it is declined. */
+  readonly approvalTimeoutMs: number;
+}
+
+export const DEFAULT_GOVERNANCE: GovernanceConfig = {
+  mode: 'auto-edit',
+  profile: 'interactive',
+  rules: [],
+  scan: 'block',
+  approvalTimeoutMs: 5 * 60_000,
+};
+
+const ruleSchema = z.strictObject({
+  server: z.string().min(1).describe('Server name glob (`*`, `?`).'),
+  tool: z.string().min(1).describe("Tool name glob (the server's own tool name)."),
+  effect: z.enum(['allow', 'deny']),
+});
+
+export const governanceSchema = z
+  .strictObject({
+    mode: z
+      .enum(APPROVAL_MODES)
+      .optional()
+      .describe(
+        'Default approval mode: read-only asks before every call, auto-edit asks unless the tool is read-only, full-auto never asks.',
+      ),
+    profile: z
+      .enum(PROFILES)
+      .optional()
+      .describe('daemon and public_gateway deny every call that no allow rule names.'),
+    rules: z.array(ruleSchema).optional().describe('Allow and deny rules; a deny rule wins.'),
+    scan: z
+      .enum(SCAN_POLICIES)
+      .optional()
+      .describe('Injection scanning of tool definitions: block (reject the tool), warn, or off.'),
+    approvalTimeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(24 * 3600_000)
+      .optional()
+      .describe('How long an approval or elicitation waits before it is declined, ms.'),
+  })
+  .describe('How tool calls are approved and screened.');
+
+/** Validates a raw `governance` section; unset fields stay unset (for merging). */
+export function parseGovernance(raw: unknown, file: string): Partial<GovernanceConfig> {
+  const parsed = governanceSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = ['governance', ...issue.path.map(String)].join('.');
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      `${file}: field "${field}": ${issue.message}. See schema/switchboard.schema.json for the allowed values.`,
+      { details: { file, field } },
+    );
+  }
+  const g = parsed.data;
+  return {
+    ...(g.mode && { mode: g.mode }),
+    ...(g.profile && { profile: g.profile }),
+    ...(g.rules && { rules: g.rules }),
+    ...(g.scan && { scan: g.scan }),
+    ...(g.approvalTimeoutMs !== undefined && { approvalTimeoutMs: g.approvalTimeoutMs }),
+  };
+}
+
+/**
+ * Project settings win field by field; rules add up, the project's first (a deny rule wins
+ * wherever it sits, so order only decides which rule a reason names).
+ */
+export function mergeGovernance(
+  user: Partial<GovernanceConfig>,
+  project: Partial<GovernanceConfig>,
+): Partial<GovernanceConfig> {
+  const rules = [...(project.rules ?? []), ...(user.rules ?? [])];
+  return { ...user, ...project, ...(rules.length > 0 && { rules }) };
+}
+
+export function resolveGovernance(partial: Partial<GovernanceConfig> | undefined): GovernanceConfig {
+  return { ...DEFAULT_GOVERNANCE, ...partial };
+}
