@@ -8,10 +8,11 @@ import type {
 } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
+import { type GovernanceConfig, resolveGovernance } from '../core/config/governance-config.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { openSqliteStore } from '../storage/database.js';
-import type { Store, StoredEvent } from '../storage/ports.js';
+import type { AuditPage, Store, StoredEvent } from '../storage/ports.js';
 import {
   buildCatalog,
   type CatalogSnapshot,
@@ -20,6 +21,7 @@ import {
 } from './catalog/catalog.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
+import { type AskApproval, DEFAULT_SESSION, Governor } from './governance/governor.js';
 import { latestValues } from './latest-values.js';
 import { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
@@ -46,6 +48,10 @@ export interface HostOptions {
   readonly firstConnectDelaysMs?: readonly number[];
   /** Where media files are served from (the gateway mounts `mediaHandler()` there). */
   readonly mediaBaseUrl?: string;
+  /** Approval mode, profile, rules and scanning (the config file's `governance` section). */
+  readonly governance?: Partial<GovernanceConfig>;
+  /** Who answers `ask` decisions. Default: the host's Inbox. */
+  readonly askApproval?: AskApproval;
 }
 
 /** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
@@ -94,6 +100,8 @@ export class Host extends TypedEmitter<HostEvents> {
     private readonly supervisor: Supervisor,
     private readonly logs: LogFiles,
     private readonly media: MediaStore,
+    /** The governed call path: policy, approvals and audit. */
+    readonly governor: Governor,
   ) {
     super();
     this.events = new EventFeed(store.events);
@@ -130,7 +138,20 @@ export class Host extends TypedEmitter<HostEvents> {
       dir: join(dataDir, 'media'),
       baseUrl: options.mediaBaseUrl ?? 'http://127.0.0.1/media',
     });
-    host = new Host(store, supervisor, logs, media);
+    const governor = await Governor.create({
+      settings: resolveGovernance(options.governance),
+      trustOf: (server) => host?.configs.get(server)?.trust ?? 'untrusted',
+      store,
+      askApproval: options.askApproval ?? (async () => ({ approved: false, reason: 'no one to ask' })),
+      onError: (error) =>
+        logs.write('switchboard', {
+          at: new Date(),
+          source: 'lifecycle',
+          level: 'warning',
+          text: `audit: ${describeError(error)}`,
+        }),
+    });
+    host = new Host(store, supervisor, logs, media, governor);
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
     const byName = new Map(
@@ -248,25 +269,31 @@ export class Host extends TypedEmitter<HostEvents> {
         },
       );
     }
-    const call = {
-      name,
-      server: entry.server,
-      tool: entry.tool.name,
-      args,
-      ...(options.session !== undefined && { session: options.session }),
-    };
+    const session = options.session ?? DEFAULT_SESSION;
+    const admission = await this.governor.admit(entry, args, {
+      session,
+      ...(options.signal && { signal: options.signal }),
+    });
+    const call = { name, server: entry.server, tool: entry.tool.name, args, session };
     for (const h of this.hooks) await h.before?.(call);
     const started = performance.now();
     try {
       const result = await connection.callTool(entry.tool.name, args, options);
-      for (const h of this.hooks)
-        await h.after?.({ ...call, durationMs: performance.now() - started, result });
+      const durationMs = performance.now() - started;
+      await this.governor.record(admission, { durationMs, result });
+      for (const h of this.hooks) await h.after?.({ ...call, durationMs, result });
       return result;
     } catch (error) {
-      for (const h of this.hooks)
-        await h.after?.({ ...call, durationMs: performance.now() - started, error });
+      const durationMs = performance.now() - started;
+      await this.governor.record(admission, { durationMs, error });
+      for (const h of this.hooks) await h.after?.({ ...call, durationMs, error });
       throw error;
     }
+  }
+
+  /** The audit log, newest first: every decision and call. */
+  audit(query: Parameters<Store['audit']['query']>[0] = {}): Promise<AuditPage> {
+    return this.store.audit.query(query);
   }
 
   // ---- events --------------------------------------------------------------------------------
@@ -307,8 +334,9 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /** Accepts a tool's current definition as the pinned one. */
-  approveTool(server: string, tool: string, hash: string): Promise<void> {
-    return this.store.pins.approve(server, tool, hash);
+  async approveTool(server: string, tool: string, hash: string): Promise<void> {
+    await this.store.pins.approve(server, tool, hash);
+    this.governor.noteApproved(server, tool);
   }
 
   /** The log file of a server. */
@@ -387,6 +415,7 @@ export class Host extends TypedEmitter<HostEvents> {
     for (const tool of next.tools) {
       const verdict = await this.store.pins.record(tool.server, tool.tool.name, tool.hash);
       if (verdict.status === 'changed') {
+        this.governor.noteChanged(tool.server, tool.tool.name);
         this.emit('tool_changed', {
           server: tool.server,
           tool: tool.tool.name,

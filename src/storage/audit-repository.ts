@@ -46,6 +46,8 @@ export function createAuditRepository(db: Kysely<Database>, clock: Clock): Audit
         .orderBy('id', 'desc')
         .limit(limit + 1);
       if (options.server !== undefined) query = query.where('server', '=', options.server);
+      if (options.actor !== undefined) query = query.where('actor', '=', options.actor);
+      if (options.action !== undefined) query = query.where('action', '=', options.action);
       if (options.since !== undefined) query = query.where('at', '>=', toTime(options.since));
       if (options.until !== undefined) query = query.where('at', '<', toTime(options.until));
       if (options.before !== undefined) query = query.where('id', '<', options.before);

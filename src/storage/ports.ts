@@ -149,9 +149,11 @@ export interface AuditPage {
 export interface AuditRepository {
   /** Appends a record and returns its id. */
   append(input: AuditInput): Promise<number>;
-  /** Records newest first, filtered by server and `[since, until)`; `limit` defaults to 100. */
+  /** Records newest first, filtered by server, actor, action and `[since, until)`; `limit` defaults to 100. */
   query(options?: {
     server?: string;
+    actor?: string;
+    action?: string;
     since?: Date;
     until?: Date;
     before?: number;

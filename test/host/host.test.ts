@@ -21,6 +21,9 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+/** These tests are about routing, not approvals: calls go through without asking. */
+const FULL_AUTO = { mode: 'full-auto' } as const;
+
 const kitchen = normalizeServerEntry({
   name: 'kitchen',
   command: process.execPath,
@@ -50,7 +53,7 @@ async function catalogHas(h: Host, name: string, ms = 20_000): Promise<void> {
 
 describe('Host', () => {
   it('connects configured servers, builds the catalog and routes calls through the hooks', async () => {
-    host = await Host.create({ dataDir, servers: [kitchen] });
+    host = await Host.create({ dataDir, governance: FULL_AUTO, servers: [kitchen] });
     await catalogHas(host, 'mcp__kitchen__echo');
     const seen: string[] = [];
     host.useHooks({
@@ -69,7 +72,7 @@ describe('Host', () => {
   });
 
   it('lets a before-hook refuse a call before anything reaches the server', async () => {
-    host = await Host.create({ dataDir, servers: [kitchen] });
+    host = await Host.create({ dataDir, governance: FULL_AUTO, servers: [kitchen] });
     await catalogHas(host, 'mcp__kitchen__add_tool');
     const sessions: (string | undefined)[] = [];
     host.useHooks({
@@ -134,7 +137,7 @@ describe('Host', () => {
   });
 
   it('persists server notifications as events for a consumer to take and acknowledge', async () => {
-    host = await Host.create({ dataDir, servers: [kitchen] });
+    host = await Host.create({ dataDir, governance: FULL_AUTO, servers: [kitchen] });
     await catalogHas(host, 'mcp__kitchen__notify');
     await host.callTool('mcp__kitchen__notify', {
       method: 'event/new_email',
@@ -175,7 +178,12 @@ describe('Host', () => {
 
 describe('Host when a server dies mid-call', () => {
   it('fails the call within 100 ms, drops its tools, and brings it back', async () => {
-    host = await Host.create({ dataDir, servers: [kitchen], firstConnectDelaysMs: [20] });
+    host = await Host.create({
+      dataDir,
+      governance: FULL_AUTO,
+      servers: [kitchen],
+      firstConnectDelaysMs: [20],
+    });
     await catalogHas(host, 'mcp__kitchen__slow');
     const log = await readFile(host.logFile('kitchen'), 'utf8');
     const pid = Number(/started process (\d+)/.exec(log)![1]);
@@ -211,7 +219,12 @@ describe('Host when a server dies mid-call', () => {
 
 describe('Host media', () => {
   it('saves media of a result, references it by URL, and serves it back', async () => {
-    host = await Host.create({ dataDir, servers: [kitchen], mediaBaseUrl: 'http://127.0.0.1:1/media' });
+    host = await Host.create({
+      dataDir,
+      governance: FULL_AUTO,
+      servers: [kitchen],
+      mediaBaseUrl: 'http://127.0.0.1:1/media',
+    });
     await catalogHas(host, 'mcp__kitchen__image');
     const rendered = await host.renderResult(await host.callTool('mcp__kitchen__image', {}));
     expect(rendered.text).toContain('an image');
@@ -233,7 +246,7 @@ describe('Host media', () => {
 
 describe('Host server updates', () => {
   it('yields the list now and after each change, until aborted', async () => {
-    host = await Host.create({ dataDir, servers: [kitchen] });
+    host = await Host.create({ dataDir, governance: FULL_AUTO, servers: [kitchen] });
     const controller = new AbortController();
     const states: string[] = [];
     for await (const servers of host.serverUpdates(controller.signal)) {

@@ -218,6 +218,9 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
         until: new Date(base + 3 * 60_000),
       });
       expect(window.entries.map((e) => (e.details as { i: number }).i)).toEqual([2, 1]);
+      expect((await audit.query({ actor: 'agent' })).entries).toHaveLength(7);
+      expect((await audit.query({ action: 'startup' })).entries.map((e) => e.action)).toEqual(['startup']);
+      expect((await audit.query({ actor: 'nobody' })).entries).toEqual([]);
 
       const seen: number[] = [];
       let cursor: number | undefined;

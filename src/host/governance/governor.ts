@@ -1,0 +1,233 @@
+import type { ToolResult } from '../../client/results.js';
+import type { GovernanceConfig } from '../../core/config/governance-config.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
+import type { TrustLevel } from '../../core/server-config.js';
+import { type ApprovalMode, type Decision, decide } from '../../policy/decide.js';
+import type { AuditRepository, KeyValueRepository, PinRepository } from '../../storage/ports.js';
+import type { CatalogTool } from '../catalog/catalog.js';
+
+/**
+ * The governed call path: before a tool call goes upstream, the policy core decides (allow,
+ * ask, deny) from the server's trust, the tool's annotations, the session's approval mode and
+ * "always allow" list, the rules, and whether the tool's definition changed since it was
+ * approved. `ask` goes to a person (the Inbox) and waits. Every decision and every call lands
+ * in the audit log — names, decision, duration, outcome and size, never the arguments.
+ */
+
+/** What a person is asked to approve. */
+export interface ApprovalRequest {
+  readonly server: string;
+  readonly tool: string;
+  readonly session: string;
+  readonly args: Record<string, unknown>;
+  readonly inputSchema?: unknown;
+  readonly reason: string;
+}
+
+export type ApprovalAnswer =
+  | { readonly approved: true; readonly always: boolean }
+  | { readonly approved: false; readonly reason: string };
+
+/** Asks a person (the Inbox and its front-ends). */
+export type AskApproval = (
+  request: ApprovalRequest,
+  options: { readonly signal?: AbortSignal },
+) => Promise<ApprovalAnswer>;
+
+export interface GovernorOptions {
+  readonly settings: GovernanceConfig;
+  readonly trustOf: (server: string) => TrustLevel;
+  readonly store: {
+    readonly kv: KeyValueRepository;
+    readonly pins: PinRepository;
+    readonly audit: AuditRepository;
+  };
+  readonly askApproval: AskApproval;
+  /** Told when the audit log cannot be written (the call itself goes on). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** The session a call without one belongs to. */
+export const DEFAULT_SESSION = 'default';
+const ALLOWLIST_NAMESPACE = 'session-allowlist';
+
+/** A call that passed policy, carried to `record` once it has run. */
+export interface Admission {
+  readonly tool: CatalogTool;
+  readonly session: string;
+  readonly decision: Decision;
+  /** A person approved it (the decision was `ask`). */
+  readonly approved: boolean;
+}
+
+export class Governor {
+  private readonly modes = new Map<string, ApprovalMode>();
+  private readonly allowlists = new Map<string, Promise<Set<string>>>();
+  private readonly changed = new Set<string>();
+
+  private constructor(private readonly options: GovernorOptions) {}
+
+  /** Loads the tools whose definitions changed and wait for approval. */
+  static async create(options: GovernorOptions): Promise<Governor> {
+    const governor = new Governor(options);
+    for (const pin of await options.store.pins.listChanged()) governor.changed.add(key(pin.server, pin.tool));
+    return governor;
+  }
+
+  get settings(): GovernanceConfig {
+    return this.options.settings;
+  }
+
+  /** Sets a session's approval mode (until the process ends); others use the configured one. */
+  setMode(session: string, mode: ApprovalMode): void {
+    this.modes.set(session, mode);
+  }
+
+  modeOf(session: string = DEFAULT_SESSION): ApprovalMode {
+    return this.modes.get(session) ?? this.options.settings.mode;
+  }
+
+  /** The host saw a definition differ from its pin. */
+  noteChanged(server: string, tool: string): void {
+    this.changed.add(key(server, tool));
+  }
+
+  /** The current definition was approved as the pin. */
+  noteApproved(server: string, tool: string): void {
+    this.changed.delete(key(server, tool));
+  }
+
+  /** What policy says of `tool` for `session`, without asking anyone. */
+  async decision(tool: CatalogTool, session: string = DEFAULT_SESSION): Promise<Decision> {
+    const { settings } = this.options;
+    return decide({
+      server: tool.server,
+      tool: tool.tool.name,
+      trust: this.options.trustOf(tool.server),
+      ...(tool.tool.annotations && { annotations: tool.tool.annotations }),
+      mode: this.modeOf(session),
+      profile: settings.profile,
+      rules: settings.rules,
+      sessionAllowlist: await this.allowlist(session),
+      definitionChanged: this.changed.has(key(tool.server, tool.tool.name)),
+    });
+  }
+
+  /** Adds a tool to a session's "always allow" list, persisted. */
+  async allowAlways(session: string, server: string, tool: string): Promise<void> {
+    const list = await this.allowlist(session);
+    list.add(key(server, tool));
+    await this.options.store.kv.set(ALLOWLIST_NAMESPACE, session, [...list].sort());
+  }
+
+  /**
+   * Decides a call; on `ask`, asks a person and waits. Throws POLICY_DENIED or
+   * APPROVAL_DECLINED (both audited) when the call must not run.
+   */
+  async admit(
+    tool: CatalogTool,
+    args: Record<string, unknown>,
+    context: { readonly session?: string; readonly signal?: AbortSignal } = {},
+  ): Promise<Admission> {
+    const session = context.session ?? DEFAULT_SESSION;
+    const decision = await this.decision(tool, session);
+    const base = { tool, session, decision };
+    if (decision.verdict === 'deny') {
+      await this.audit(base, 'denied', {});
+      throw new SwitchboardError(
+        'POLICY_DENIED',
+        `The call to ${tool.name} is denied: ${decision.reason}. Change the governance rules to allow it.`,
+        { details: { server: tool.server, tool: tool.tool.name, reason: decision.reason } },
+      );
+    }
+    if (decision.verdict === 'allow') return { ...base, approved: false };
+    const answer = await this.options.askApproval(
+      {
+        server: tool.server,
+        tool: tool.tool.name,
+        session,
+        args,
+        inputSchema: tool.tool.inputSchema,
+        reason: decision.reason,
+      },
+      { ...(context.signal && { signal: context.signal }) },
+    );
+    if (!answer.approved) {
+      await this.audit(base, 'declined', { answer: answer.reason });
+      throw new SwitchboardError(
+        'APPROVAL_DECLINED',
+        `The call to ${tool.name} was not approved (${answer.reason}); it asked because ${decision.reason}.`,
+        { details: { server: tool.server, tool: tool.tool.name, reason: answer.reason } },
+      );
+    }
+    if (answer.always) {
+      // "Always" on a changed definition accepts the new definition as the pin; otherwise it
+      // puts the tool on the session's allowlist.
+      if (this.changed.has(key(tool.server, tool.tool.name))) {
+        await this.options.store.pins.approve(tool.server, tool.tool.name, tool.hash);
+        this.noteApproved(tool.server, tool.tool.name);
+      } else await this.allowAlways(session, tool.server, tool.tool.name);
+    }
+    return { ...base, approved: true };
+  }
+
+  /** Audits a call that ran (or failed). Audit failures never fail the call. */
+  async record(
+    admission: Admission,
+    outcome: { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
+  ): Promise<void> {
+    const status = outcome.error !== undefined ? 'error' : outcome.result?.isError ? 'tool_error' : 'ok';
+    await this.audit(admission, status, {
+      approved: admission.approved,
+      durationMs: Math.round(outcome.durationMs * 10) / 10,
+      ...(outcome.result && { resultBytes: resultBytes(outcome.result) }),
+      ...(outcome.error !== undefined && {
+        error: isSwitchboardError(outcome.error) ? outcome.error.code : describeError(outcome.error),
+      }),
+    });
+  }
+
+  private allowlist(session: string): Promise<Set<string>> {
+    let list = this.allowlists.get(session);
+    if (!list) {
+      list = this.options.store.kv
+        .get(ALLOWLIST_NAMESPACE, session)
+        .then((v) => new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
+      this.allowlists.set(session, list);
+      // A failed read is not cached: the next call tries again.
+      list.catch(() => this.allowlists.delete(session));
+    }
+    return list;
+  }
+
+  private async audit(
+    admission: Pick<Admission, 'tool' | 'session' | 'decision'>,
+    outcome: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.options.store.audit
+      .append({
+        action: 'tool_call',
+        server: admission.tool.server,
+        actor: admission.session,
+        outcome,
+        details: {
+          tool: admission.tool.tool.name,
+          decision: admission.decision.verdict,
+          reason: admission.decision.reason,
+          risk: admission.decision.risk,
+          ...details,
+        },
+      })
+      .catch((error: unknown) => this.options.onError?.(error));
+  }
+}
+
+function key(server: string, tool: string): string {
+  return `${server}/${tool}`;
+}
+
+/** The size of a result as sent (its JSON), in bytes. */
+function resultBytes(result: ToolResult): number {
+  return Buffer.byteLength(JSON.stringify(result.raw));
+}
