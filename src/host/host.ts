@@ -1,6 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { Connection } from '../client/connection.js';
 import type {
+  CallOptions,
   ConnectionOptions,
   LogEntry,
   ServerEvent,
@@ -12,7 +15,7 @@ import { type GovernanceConfig, resolveGovernance } from '../core/config/governa
 import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { openSqliteStore } from '../storage/database.js';
-import type { AuditPage, Store, StoredEvent } from '../storage/ports.js';
+import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import {
   buildCatalog,
   type CatalogSnapshot,
@@ -22,6 +25,7 @@ import {
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
 import { type AskApproval, DEFAULT_SESSION, Governor } from './governance/governor.js';
+import { checkUpstreamUrl } from './governance/network-guard.js';
 import { latestValues } from './latest-values.js';
 import { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
@@ -202,6 +206,8 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Registers (or updates) a server, persists it, and connects it at once. */
   async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
     const config = normalizeServerEntry(entry, { file: source });
+    if (config.transport.kind !== 'stdio')
+      await checkUpstreamUrl(config.transport.url, this.governor.settings);
     await this.store.servers.upsert({ name: config.name, entry, enabled: true, source });
     this.track(config, true, source);
     return config;
@@ -232,6 +238,16 @@ export class Host extends TypedEmitter<HostEvents> {
     this.supervisor.reload(name, this.configs.get(name));
   }
 
+  /** The normalized config of a server, or undefined. */
+  serverConfig(name: string): ServerConfig | undefined {
+    return this.configs.get(name);
+  }
+
+  /** Lazy-loading grants (the agents layer keeps them here so they survive a restart). */
+  get grants(): GrantRepository {
+    return this.store.grants;
+  }
+
   // ---- catalog and calls ---------------------------------------------------------------------
 
   catalog(): CatalogSnapshot {
@@ -259,16 +275,7 @@ export class Host extends TypedEmitter<HostEvents> {
         },
       );
     }
-    const connection = this.supervisor.connection(entry.server);
-    if (!connection) {
-      throw new SwitchboardError(
-        'UPSTREAM_DISCONNECTED',
-        `Server "${entry.server}" is not connected; try again when it is.`,
-        {
-          details: { server: entry.server },
-        },
-      );
-    }
+    const connection = this.connected(entry.server);
     const session = options.session ?? DEFAULT_SESSION;
     const admission = await this.governor.admit(entry, args, {
       session,
@@ -289,6 +296,21 @@ export class Host extends TypedEmitter<HostEvents> {
       for (const h of this.hooks) await h.after?.({ ...call, durationMs, error });
       throw error;
     }
+  }
+
+  /** Reads a resource from `server` (resources are data: no approval is asked). */
+  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.connected(server).readResource(uri, options);
+  }
+
+  /** Gets a prompt's messages from `server`. */
+  getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    return this.connected(server).getPrompt(name, args, options);
   }
 
   /** The audit log, newest first: every decision and call. */
@@ -352,6 +374,17 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  private connected(server: string): Connection {
+    const connection = this.supervisor.connection(server);
+    if (connection) return connection;
+    if (!this.configs.has(server)) throw unknownServer(server);
+    throw new SwitchboardError(
+      'UPSTREAM_DISCONNECTED',
+      `Server "${server}" is not connected; try again when it is.`,
+      { details: { server } },
+    );
+  }
 
   private track(config: ServerConfig, enabled: boolean, source: string): void {
     this.configs.set(config.name, config);

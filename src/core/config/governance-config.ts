@@ -26,6 +26,14 @@ export type ApprovalModeName = (typeof APPROVAL_MODES)[number];
 export type ProfileName = (typeof PROFILES)[number];
 export type ScanPolicyName = (typeof SCAN_POLICIES)[number];
 
+/** Which hosts servers registered at run time (API, agents) may point at. */
+export interface NetworkConfig {
+  /** Host names or `*.example.com` patterns; when set, every other host is refused. */
+  readonly allowedHosts?: readonly string[];
+  /** Loopback and private addresses. Default: allowed in the interactive profile only. */
+  readonly allowPrivate?: boolean;
+}
+
 export interface RuleConfig {
   readonly server: string;
   readonly tool: string;
@@ -42,6 +50,7 @@ export interface GovernanceConfig {
   readonly scan: ScanPolicyName;
   /** How long an approval or elicitation waits for a person before it is declined. */
   readonly approvalTimeoutMs: number;
+  readonly network: NetworkConfig;
 }
 
 export const DEFAULT_GOVERNANCE: GovernanceConfig = {
@@ -50,6 +59,7 @@ export const DEFAULT_GOVERNANCE: GovernanceConfig = {
   rules: [],
   scan: 'block',
   approvalTimeoutMs: 5 * 60_000,
+  network: {},
 };
 
 const ruleSchema = z.strictObject({
@@ -82,6 +92,15 @@ export const governanceSchema = z
       .max(24 * 3600_000)
       .optional()
       .describe('How long an approval or elicitation waits before it is declined, ms.'),
+    network: z
+      .strictObject({
+        allowedHosts: z.array(z.string().min(1)).optional(),
+        allowPrivate: z.boolean().optional(),
+      })
+      .optional()
+      .describe(
+        'Where servers registered at run time may point: metadata and link-local addresses are always refused, private ones unless allowed.',
+      ),
   })
   .describe('How tool calls are approved and screened.');
 
@@ -104,6 +123,7 @@ export function parseGovernance(raw: unknown, file: string): Partial<GovernanceC
     ...(g.rules && { rules: g.rules }),
     ...(g.scan && { scan: g.scan }),
     ...(g.approvalTimeoutMs !== undefined && { approvalTimeoutMs: g.approvalTimeoutMs }),
+    ...(g.network && { network: g.network }),
   };
 }
 
