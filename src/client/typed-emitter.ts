@@ -19,6 +19,11 @@ export class TypedEmitter<Events extends Record<string, unknown[]>> {
     return this;
   }
 
+  /** How many listeners `event` has (a front-end attached, or not). */
+  listenerCount<K extends keyof Events & string>(event: K): number {
+    return this.emitter.listenerCount(event);
+  }
+
   protected emit<K extends keyof Events & string>(event: K, ...args: Events[K]): void {
     this.emitter.emit(event, ...args);
   }

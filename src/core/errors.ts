@@ -29,7 +29,8 @@ export type SwitchboardErrorCode =
   | 'CONFIG_WRITE_FAILED'
   | 'INVALID_ARGUMENT'
   | 'POLICY_DENIED'
-  | 'APPROVAL_DECLINED';
+  | 'APPROVAL_DECLINED'
+  | 'INBOX_FULL';
 
 /** Structured details attached to some codes (HTTP status, JSON-RPC code, server name). */
 export interface SwitchboardErrorDetails {

@@ -10,6 +10,7 @@ import type {
   ToolCallOptions,
 } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
+import type { ElicitationHandler } from '../client/server-requests.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import { type GovernanceConfig, resolveGovernance } from '../core/config/governance-config.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
@@ -26,6 +27,8 @@ import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
 import { type AskApproval, DEFAULT_SESSION, Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
+import { Inbox } from './inbox/inbox.js';
+import { inboxApprovalAsker, inboxElicitationHandler } from './inbox/inbox-adapters.js';
 import { latestValues } from './latest-values.js';
 import { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
@@ -106,6 +109,8 @@ export class Host extends TypedEmitter<HostEvents> {
     private readonly media: MediaStore,
     /** The governed call path: policy, approvals and audit. */
     readonly governor: Governor,
+    /** Approvals and elicitations waiting for a person; front-ends attach here. */
+    readonly inbox: Inbox,
   ) {
     super();
     this.events = new EventFeed(store.events);
@@ -129,8 +134,12 @@ export class Host extends TypedEmitter<HostEvents> {
         text: describeError(error),
       }),
     );
+    const settings = resolveGovernance(options.governance);
+    const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
     const supervisor = new Supervisor({
       connection: {
+        // Elicitations go to the Inbox unless the embedding app answers them itself.
+        elicitation: elicitationThroughInbox(inbox),
         ...options.connection,
         eraStore,
         onLog: (entry) => host?.onLog(entry),
@@ -143,10 +152,10 @@ export class Host extends TypedEmitter<HostEvents> {
       baseUrl: options.mediaBaseUrl ?? 'http://127.0.0.1/media',
     });
     const governor = await Governor.create({
-      settings: resolveGovernance(options.governance),
+      settings,
       trustOf: (server) => host?.configs.get(server)?.trust ?? 'untrusted',
       store,
-      askApproval: options.askApproval ?? (async () => ({ approved: false, reason: 'no one to ask' })),
+      askApproval: options.askApproval ?? approvalThroughInbox(inbox, settings.approvalTimeoutMs),
       onError: (error) =>
         logs.write('switchboard', {
           at: new Date(),
@@ -155,7 +164,7 @@ export class Host extends TypedEmitter<HostEvents> {
           text: `audit: ${describeError(error)}`,
         }),
     });
-    host = new Host(store, supervisor, logs, media, governor);
+    host = new Host(store, supervisor, logs, media, governor, inbox);
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
     const byName = new Map(
@@ -369,6 +378,7 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Closes every server and the store. */
   async close(): Promise<void> {
     clearInterval(this.mediaPrune);
+    this.inbox.close();
     await this.supervisor.stop();
     await this.store.close();
   }
@@ -459,6 +469,30 @@ export class Host extends TypedEmitter<HostEvents> {
     }
     this.emit('catalog', next);
   }
+}
+
+/**
+ * Approvals through the Inbox, but only when someone can answer: with no front-end attached
+ * (no listener for new items) a call would wait out the whole timeout for nobody, so it is
+ * declined at once with a reason that says how to fix it.
+ */
+function approvalThroughInbox(inbox: Inbox, timeoutMs: number): AskApproval {
+  const ask = inboxApprovalAsker(inbox, { timeoutMs });
+  return async (request, options) =>
+    inbox.listenerCount('added') === 0
+      ? {
+          approved: false,
+          reason:
+            'no approver is attached: attach a front-end to host.inbox, add an allow rule, or choose another governance.mode',
+        }
+      : ask(request, options);
+}
+
+/** Elicitations through the Inbox; declined at once when no front-end could answer. */
+function elicitationThroughInbox(inbox: Inbox): ElicitationHandler {
+  const handler = inboxElicitationHandler(inbox);
+  return async (params, ctx) =>
+    inbox.listenerCount('added') === 0 ? { action: 'decline' } : handler(params, ctx);
 }
 
 function unknownServer(name: string): SwitchboardError {

@@ -9,8 +9,38 @@ export type {
 } from './catalog/catalog.js';
 export { buildCatalog } from './catalog/catalog.js';
 export { qualifiedToolName, TOOL_NAME_PATTERN } from './catalog/tool-names.js';
+export type {
+  Admission,
+  ApprovalAnswer,
+  ApprovalRequest as GovernorApprovalRequest,
+  AskApproval,
+  GovernorOptions,
+} from './governance/governor.js';
+export { DEFAULT_SESSION, Governor } from './governance/governor.js';
 export type { CallHooks, HookCall, HostEvents, HostOptions, ServerStatus } from './host.js';
 export { Host } from './host.js';
+export type { ElicitationContent, ElicitationFormSchema, FormField } from './inbox/elicitation-form.js';
+export { checkFormContent, formFields, secretFieldNames } from './inbox/elicitation-form.js';
+export type {
+  ApprovalRequest,
+  AskOptions,
+  ElicitationRequest,
+  InboxAction,
+  InboxAnswer,
+  InboxEndReason,
+  InboxEvents,
+  InboxFilter,
+  InboxItem,
+  InboxKind,
+  InboxOptions,
+  InboxOutcome,
+  InboxRequest,
+  ResolveOptions,
+} from './inbox/inbox.js';
+export { DEFAULT_INBOX_TIMEOUT_MS, Inbox } from './inbox/inbox.js';
+export { inboxApprovalAsker, inboxElicitationHandler } from './inbox/inbox-adapters.js';
+export type { TerminalPromptOptions } from './inbox/terminal-prompt.js';
+export { attachTerminalPrompt } from './inbox/terminal-prompt.js';
 export type {
   ServerSnapshot,
   ServerState,

@@ -93,7 +93,7 @@ describe('governed calls', () => {
     const { host, asked } = await start({ trust: 'trusted', answers: [{ approved: true, always: false }] });
     expect((await host.callTool('mcp__kitchen__echo', { text: 'hi' })).text).toBe('hi');
     expect(asked).toEqual([]);
-    expect((await host.callTool('mcp__kitchen__add', { a: 2, b: 3 })).json).toEqual({ sum: 5 });
+    expect(await host.callTool('mcp__kitchen__add', { a: 2, b: 3 })).toMatchObject({ json: { sum: 5 } });
     expect(asked.map((a) => a.tool)).toEqual(['add']);
     const entries = (await host.audit()).entries;
     expect(entries.map((e) => [(e.details as { tool: string }).tool, e.outcome])).toEqual([
@@ -117,8 +117,8 @@ describe('governed calls', () => {
 
     const second = await start({ answers: [{ approved: false, reason: 'user' }] });
     expect(
-      (await second.host.callTool('mcp__kitchen__add', { a: 4, b: 1 }, { session: 'agent-1' })).json,
-    ).toEqual({ sum: 5 });
+      await second.host.callTool('mcp__kitchen__add', { a: 4, b: 1 }, { session: 'agent-1' }),
+    ).toMatchObject({ json: { sum: 5 } });
     expect(second.asked).toEqual([]);
     // Another session has its own list.
     await expect(
@@ -168,5 +168,28 @@ describe('governed calls', () => {
     await host.callTool('mcp__kitchen__add', { a: 1, b: 1 });
     expect(asked).toHaveLength(1);
     expect(await host.changedTools()).toEqual([]);
+  });
+
+  it('asks through the Inbox when a front-end is attached, and declines at once when none is', async () => {
+    host = await Host.create({ dataDir, servers: [kitchen()] });
+    const deadline = Date.now() + 20_000;
+    while (!host.catalog().lookup('mcp__kitchen__add') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const started = Date.now();
+    await expect(host.callTool('mcp__kitchen__add', { a: 1, b: 2 })).rejects.toMatchObject({
+      code: 'APPROVAL_DECLINED',
+      message: expect.stringContaining('no approver is attached'),
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+
+    const inbox = host.inbox;
+    const seen: string[] = [];
+    inbox.on('added', (item) => {
+      seen.push(`${item.kind} ${item.server}/${item.tool} ${item.preview}`);
+      inbox.resolve(item.id, 'accept');
+    });
+    expect(await host.callTool('mcp__kitchen__add', { a: 1, b: 2 })).toMatchObject({ json: { sum: 3 } });
+    expect(seen).toEqual(['approval kitchen/add {"a":1,"b":2}']);
+    expect(inbox.list()).toEqual([]);
   });
 });
