@@ -1,0 +1,119 @@
+import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/client';
+import { describeError } from '../../core/errors.js';
+import { type MetaContext, pickServer } from './context.js';
+import { errorOutcome, jsonOutcome, stringArg } from './outcome.js';
+
+/**
+ * `mcp_resources`: list resources, list resource templates, or read one resource, across the
+ * servers an agent may see. What a read returns is capped (256 KiB of text by default) with
+ * a note saying what was cut, so one large file cannot flood the model's context.
+ */
+
+export const RESOURCE_OUTPUT_CAP = 256 * 1024;
+
+export async function runResourcesTool(
+  context: MetaContext,
+  args: Record<string, unknown>,
+  options: { readonly capBytes?: number } = {},
+): Promise<CallToolResult> {
+  const catalog = context.host.catalog();
+  const visible = new Set(context.visibleServers());
+  const named = stringArg(args, 'server');
+  const only = (server: string) => visible.has(server) && (named === undefined || named === server);
+  if (named !== undefined && !visible.has(named)) {
+    return errorOutcome(`No server named "${named}". Servers: ${[...visible].join(', ') || '(none)'}.`);
+  }
+  switch (args.action) {
+    case 'list':
+      return jsonOutcome({
+        resources: catalog.resources
+          .filter((r) => only(r.server))
+          .map(({ server, item }) => ({
+            server,
+            uri: item.uri,
+            name: item.name,
+            ...(item.mimeType !== undefined && { mimeType: item.mimeType }),
+            ...(item.description !== undefined && { description: item.description }),
+          })),
+      });
+    case 'templates':
+      return jsonOutcome({
+        templates: catalog.resourceTemplates
+          .filter((r) => only(r.server))
+          .map(({ server, item }) => ({
+            server,
+            uriTemplate: item.uriTemplate,
+            name: item.name,
+            ...(item.description !== undefined && { description: item.description }),
+          })),
+      });
+    case 'read': {
+      const uri = stringArg(args, 'uri');
+      if (!uri) return errorOutcome('"uri" is required to read a resource; list resources to find one.');
+      const exact = catalog.resources.filter((r) => r.item.uri === uri).map((r) => r.server);
+      const offering = [...catalog.resources, ...catalog.resourceTemplates].map((r) => r.server);
+      const pick = pickServer(context, named, exact.length > 0 ? exact : offering);
+      if ('error' in pick) return errorOutcome(pick.error);
+      try {
+        const result = await context.host.readResource(pick.server, uri, {
+          ...(context.signal && { signal: context.signal }),
+        });
+        return capped(asToolResult(result), options.capBytes ?? RESOURCE_OUTPUT_CAP);
+      } catch (error) {
+        return errorOutcome(`Reading ${uri} from ${pick.server} failed: ${describeError(error)}`);
+      }
+    }
+    default:
+      return errorOutcome('"action" must be "list", "templates" or "read".');
+  }
+}
+
+/** A read result as tool content: each part an embedded resource, so media handling applies. */
+function asToolResult(result: ReadResourceResult): CallToolResult {
+  const content: ContentBlock[] = result.contents.map((resource) => ({ type: 'resource', resource }));
+  return { content };
+}
+
+/** Cuts text parts so the total stays under `cap` bytes, and says so. */
+export function capped(result: CallToolResult, cap: number): CallToolResult {
+  let left = cap;
+  let cut = 0;
+  const content: ContentBlock[] = [];
+  for (const block of result.content) {
+    const text =
+      block.type === 'text'
+        ? block.text
+        : block.type === 'resource' && 'text' in block.resource
+          ? block.resource.text
+          : undefined;
+    if (text === undefined) {
+      content.push(block);
+      continue;
+    }
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= left) {
+      content.push(block);
+      left -= bytes;
+      continue;
+    }
+    const kept = Buffer.from(text)
+      .subarray(0, Math.max(left, 0))
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
+    cut += bytes - Buffer.byteLength(kept);
+    left = 0;
+    if (kept.length > 0) content.push(withText(block, kept));
+  }
+  if (cut === 0) return result;
+  content.push({
+    type: 'text',
+    text: `[Output cut: ${cut} bytes over the ${Math.round(cap / 1024)} KiB limit were left out.]`,
+  });
+  return { ...result, content };
+}
+
+function withText(block: ContentBlock, text: string): ContentBlock {
+  if (block.type === 'text') return { ...block, text };
+  if (block.type === 'resource') return { ...block, resource: { ...block.resource, text } };
+  return block;
+}

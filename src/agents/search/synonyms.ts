@@ -1,0 +1,58 @@
+import { stem } from './tokenize.js';
+
+/**
+ * Words that mean the same thing when someone asks for a tool. Generic on purpose: the usual
+ * verbs of tool names (CRUD, search, run) and common abbreviations, nothing tied to one
+ * server. A word may sit in more than one group ("add" creates and also sums). Query terms
+ * are expanded with their synonyms at a discount (see tool-index.ts); the catalog is indexed
+ * as written.
+ */
+const GROUPS: readonly (readonly string[])[] = [
+  ['delete', 'remove', 'erase', 'destroy', 'drop', 'rm', 'purge'],
+  ['create', 'add', 'new', 'make', 'insert', 'register'],
+  ['list', 'enumerate', 'ls', 'browse'],
+  ['read', 'get', 'fetch', 'open', 'load', 'retrieve', 'view', 'show', 'cat', 'display'],
+  ['write', 'save', 'store', 'persist', 'put'],
+  ['search', 'find', 'query', 'lookup', 'locate', 'grep', 'filter'],
+  ['update', 'edit', 'modify', 'change', 'patch', 'set'],
+  ['move', 'rename', 'mv', 'relocate'],
+  ['copy', 'duplicate', 'clone', 'cp'],
+  ['run', 'execute', 'exec', 'invoke', 'start', 'launch', 'trigger'],
+  ['stop', 'cancel', 'abort', 'halt', 'kill', 'terminate'],
+  ['send', 'post', 'publish', 'deliver', 'notify'],
+  ['sum', 'add', 'plus', 'total'],
+  ['compress', 'zip', 'gzip', 'archive', 'pack'],
+  ['enable', 'disable', 'toggle', 'switch'],
+  ['directory', 'folder', 'dir'],
+  ['image', 'picture', 'photo', 'img', 'screenshot'],
+  ['user', 'account', 'member', 'person', 'people'],
+  ['message', 'msg'],
+  ['environment', 'env'],
+  ['configuration', 'config', 'settings'],
+  ['repository', 'repo'],
+  ['database', 'db'],
+  ['document', 'doc'],
+  ['authentication', 'auth', 'login'],
+  ['information', 'info', 'metadata', 'details', 'stat'],
+  ['error', 'failure', 'exception'],
+];
+
+function buildTable(groups: readonly (readonly string[])[]): ReadonlyMap<string, readonly string[]> {
+  const table = new Map<string, Set<string>>();
+  for (const group of groups) {
+    const stems = group.map((word) => stem(word));
+    for (const s of stems) {
+      const others = table.get(s) ?? new Set<string>();
+      for (const other of stems) if (other !== s) others.add(other);
+      table.set(s, others);
+    }
+  }
+  return new Map([...table].map(([word, others]) => [word, [...others]]));
+}
+
+const TABLE = buildTable(GROUPS);
+
+/** The stemmed synonyms of a stemmed term (not the term itself); empty when it has none. */
+export function synonymsOf(term: string): readonly string[] {
+  return TABLE.get(term) ?? [];
+}

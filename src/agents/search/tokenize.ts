@@ -1,0 +1,155 @@
+/**
+ * Turns tool names, descriptions and queries into comparable terms. Identifiers are split the
+ * way people read them (`read_text_file`, `list-directory`, `readTextFile`, `HTTPServer`,
+ * `base64`), words are lowercased, a short list of function words is dropped, and a light
+ * stemmer folds the common English inflections so "files", "listing" and "listed" meet
+ * "file" and "list". It is deliberately small: no dictionary, no language detection.
+ */
+
+/**
+ * Function words that carry no meaning for finding a tool. Short on purpose: words such as
+ * "all", "new", "first" or "not" can tell tools apart, so they stay.
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set([
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'can',
+  'do',
+  'for',
+  'from',
+  'i',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'me',
+  'my',
+  'of',
+  'on',
+  'or',
+  'please',
+  'should',
+  'so',
+  'some',
+  'that',
+  'the',
+  'their',
+  'them',
+  'then',
+  'there',
+  'these',
+  'this',
+  'those',
+  'to',
+  'using',
+  'via',
+  'was',
+  'we',
+  'what',
+  'which',
+  'will',
+  'with',
+  'you',
+  'your',
+]);
+
+const VOWEL = /[aeiouy]/;
+/** Doubled final consonants that an inflection added ("stopped" → "stop"), not "ll"/"ss". */
+const UNDOUBLE = /([bdgmnprt])\1$/;
+
+/**
+ * The light stemmer, applied to lowercase letters-only words of four or more letters:
+ *  1. plurals: `-ies` → `-y` ("entities" → "entity"); `-sses`, `-xes`, `-ches`, `-shes`,
+ *     `-zes` lose `-es` ("matches" → "match"); any other final `-s` goes, except after `s`,
+ *     `u` or `i` ("status", "analysis", "class" stay);
+ *  2. `-ied` → `-y`; `-ed` and `-ing` go when a vowel is left in a stem of three or more
+ *     letters ("string", "need" stay), and a doubled final consonant is undone;
+ *  3. an adverb's `-ly` goes after `e`, `l`, `s` or `t` in words of six or more letters
+ *     ("recursively" → "recursive", "directly" → "direct"; "apply", "family" stay);
+ *  4. a final silent `-e` goes, so "save", "saves", "saved" and "saving" all become "sav".
+ * The stems are not words; they only need to agree between catalog and query.
+ */
+export function stem(word: string): string {
+  if (word.length < 4 || !/^[a-z]+$/.test(word)) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(sses|xes|ches|shes|zes)$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/[sui]s$/.test(w)) w = w.slice(0, -1);
+
+  if (w.endsWith('ied') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('ed') && !w.endsWith('eed')) w = stripSuffix(w, 2);
+  else if (w.endsWith('ing')) w = stripSuffix(w, 3);
+  else if (w.length >= 6 && /[elst]ly$/.test(w)) w = w.slice(0, -2);
+
+  if (w.length > 3 && w.endsWith('e') && !w.endsWith('ee')) w = w.slice(0, -1);
+  return w;
+}
+
+function stripSuffix(word: string, length: number): string {
+  const base = word.slice(0, -length);
+  if (base.length < 3 || !VOWEL.test(base)) return word;
+  return UNDOUBLE.test(base) ? base.slice(0, -1) : base;
+}
+
+/**
+ * Splits camelCase and PascalCase runs and letter/digit boundaries: "getHTTPServer2" → get
+ * HTTP Server 2. An acronym's plural stays one part, then loses its "s": "URLs" → URL, not
+ * "UR" + "Ls".
+ */
+const PARTS = /[A-Z]{2,}s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
+const ACRONYM_PLURAL = /^[A-Z]{2,}s$/;
+const WORD = /[A-Za-z0-9]+/g;
+const NO_TERMS: readonly string[] = [];
+
+// Catalogs repeat the same words thousands of times; each distinct word is split and stemmed
+// once. Bounded so a stream of unique queries cannot grow it without end.
+const WORD_CACHE_LIMIT = 50_000;
+const wordCache = new Map<string, readonly string[]>();
+
+/**
+ * The terms of `text`, in order, duplicates kept (term frequency matters for ranking).
+ * Anything that is not a letter or digit separates words; mixed identifiers are split into
+ * their parts, and a word mixing letters and digits ("k8s", "base64") is also kept whole so
+ * it can be searched as written. One-letter words and stop words are dropped.
+ */
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  forEachTerm(text, (term) => terms.push(term));
+  return terms;
+}
+
+/** {@link tokenize} without the array: calls `visit` with each term, for indexing large catalogs. */
+export function forEachTerm(text: string, visit: (term: string) => void): void {
+  WORD.lastIndex = 0;
+  for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) {
+    const word = match[0];
+    let wordTerms = wordCache.get(word);
+    if (wordTerms === undefined) {
+      wordTerms = wordToTerms(word);
+      if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
+      wordCache.set(word, wordTerms);
+    }
+    for (const term of wordTerms) visit(term);
+  }
+}
+
+function wordToTerms(word: string): readonly string[] {
+  const parts = word.match(PARTS) ?? [];
+  const terms: string[] = [];
+  if (parts.length > 1 && /[0-9]/.test(word) && /[A-Za-z]/.test(word)) add(terms, word.toLowerCase());
+  for (const part of parts) add(terms, (ACRONYM_PLURAL.test(part) ? part.slice(0, -1) : part).toLowerCase());
+  return terms.length === 0 ? NO_TERMS : terms;
+}
+
+function add(terms: string[], word: string): void {
+  if (word.length < 2 && !/[0-9]/.test(word)) return;
+  if (STOP_WORDS.has(word)) return;
+  terms.push(stem(word));
+}
