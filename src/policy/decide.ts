@@ -4,8 +4,8 @@ import { type ToolAnnotationsLike, type ToolRisk, type TrustLevel, toolRisk } fr
  * The policy core: one call request in, one decision out — allow, ask a person, or deny —
  * with the reason in words. No catalog, no storage, no I/O: everything it needs is in the
  * request. The order of the checks is the order of precedence:
- *  1. a profile that is not interactive denies unless a rule allows the tool;
- *  2. a rule that denies wins over everything else;
+ *  1. a rule that denies wins over everything else;
+ *  2. a profile that is not interactive denies unless a rule allows the tool;
  *  3. a tool whose definition changed since it was approved asks, in every mode;
  *  4. the session's "always allow" list allows;
  *  5. the approval mode decides by risk.
