@@ -1,4 +1,4 @@
-import { forEachTerm } from './tokenize.js';
+import { forEachWord, termsOfWord } from './tokenize.js';
 import type { ToolFields } from './tool-fields.js';
 
 /**
@@ -56,15 +56,24 @@ export function buildPostings(tools: readonly ToolFields[]): Postings {
 
   // Pass 1: the terms of every field, as ids, end to end in one buffer (a large catalog has
   // hundreds of thousands; one array per field would mostly feed the garbage collector).
+  // Catalogs repeat their words, so each distinct word is turned into ids once.
   let terms = new Int32Array(1 << 16);
   let used = 0;
-  const push = (term: string) => {
-    if (used === terms.length) {
-      const grown = new Int32Array(terms.length * 2);
-      grown.set(terms);
-      terms = grown;
+  const idsOfWord = new Map<string, readonly number[]>();
+  const push = (word: string) => {
+    let ids = idsOfWord.get(word);
+    if (ids === undefined) {
+      ids = termsOfWord(word).map(intern);
+      idsOfWord.set(word, ids);
     }
-    terms[used++] = intern(term);
+    for (const id of ids) {
+      if (used === terms.length) {
+        const grown = new Int32Array(terms.length * 2);
+        grown.set(terms);
+        terms = grown;
+      }
+      terms[used++] = id;
+    }
   };
   const starts = new Int32Array(tools.length * FIELDS.length + 1);
   const totalLength = FIELDS.map(() => 0);
@@ -72,7 +81,7 @@ export function buildPostings(tools: readonly ToolFields[]): Postings {
     for (let f = 0; f < FIELDS.length; f++) {
       const start = used;
       starts[doc * FIELDS.length + f] = start;
-      forEachTerm(fields[FIELDS[f]!], push);
+      forEachWord(fields[FIELDS[f]!], push);
       totalLength[f]! += used - start;
     }
   });

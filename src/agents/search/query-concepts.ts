@@ -1,6 +1,6 @@
 import type { Postings } from './postings.js';
 import { synonymsOf } from './synonyms.js';
-import { stem, tokenize } from './tokenize.js';
+import { forEachWord, stem, tokenize } from './tokenize.js';
 
 /**
  * What a query asks for, as concepts: each is a set of catalog terms with how much a match
@@ -54,10 +54,8 @@ export function queryConcepts(query: string, postings: Postings): Concept[] {
     }
     expand(term, postings, group.expansion);
   }
-  const words = query
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+  const words: string[] = [];
+  forEachWord(query.toLowerCase(), (word) => words.push(word));
   for (let i = 0; i + 1 < words.length && groups.length < MAX_QUERY_TERMS; i++) {
     const compound = stem(words[i]! + words[i + 1]!);
     if (terms.includes(compound)) continue;

@@ -103,9 +103,8 @@ function stripSuffix(word: string, length: number): string {
  * HTTP Server 2. An acronym's plural stays one part, then loses its "s": "URLs" → URL, not
  * "UR" + "Ls".
  */
-const PARTS = /[A-Z]{2,}s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
-const ACRONYM_PLURAL = /^[A-Z]{2,}s$/;
-const WORD = /[A-Za-z0-9]+/g;
+const PARTS = /\p{Lu}{2,}s(?!\p{Ll})|\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|[\p{Lo}\p{Lm}\p{M}]+/gu;
+const ACRONYM_PLURAL = /^\p{Lu}{2,}s$/u;
 const NO_TERMS: readonly string[] = [];
 
 // Catalogs repeat the same words thousands of times; each distinct word is split and stemmed
@@ -115,41 +114,46 @@ const wordCache = new Map<string, readonly string[]>();
 
 /**
  * The terms of `text`, in order, duplicates kept (term frequency matters for ranking).
- * Anything that is not a letter or digit separates words; mixed identifiers are split into
- * their parts, and a word mixing letters and digits ("k8s", "base64") is also kept whole so
- * it can be searched as written. One-letter words and stop words are dropped.
+ * Anything that is not a letter or digit (of any script) separates words; mixed identifiers
+ * are split into their parts, and a word mixing letters and digits ("k8s", "base64") is also
+ * kept whole so it can be searched as written. One-letter words and stop words are dropped.
  */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  forEachTerm(text, (term) => terms.push(term));
+  forEachWord(text, (word) => {
+    for (const term of termsOfWord(word)) terms.push(term);
+  });
   return terms;
 }
 
-/** {@link tokenize} without the array: calls `visit` with each term, for indexing large catalogs. */
-export function forEachTerm(text: string, visit: (term: string) => void): void {
-  WORD.lastIndex = 0;
-  for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) {
-    const word = match[0];
-    let wordTerms = wordCache.get(word);
-    if (wordTerms === undefined) {
-      wordTerms = wordToTerms(word);
-      if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
-      wordCache.set(word, wordTerms);
-    }
-    for (const term of wordTerms) visit(term);
+/** Calls `visit` with each word of `text` (a run of letters and digits), in order. */
+export function forEachWord(text: string, visit: (word: string) => void): void {
+  // A fresh pattern per call: a shared global one would keep its position across calls.
+  const word = /[\p{L}\p{N}\p{M}]+/gu;
+  for (let match = word.exec(text); match !== null; match = word.exec(text)) visit(match[0]);
+}
+
+/** The terms of one word as {@link forEachWord} finds it; cached, so do not mutate the result. */
+export function termsOfWord(word: string): readonly string[] {
+  let terms = wordCache.get(word);
+  if (terms === undefined) {
+    terms = wordToTerms(word);
+    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
+    wordCache.set(word, terms);
   }
+  return terms;
 }
 
 function wordToTerms(word: string): readonly string[] {
   const parts = word.match(PARTS) ?? [];
   const terms: string[] = [];
-  if (parts.length > 1 && /[0-9]/.test(word) && /[A-Za-z]/.test(word)) add(terms, word.toLowerCase());
+  if (parts.length > 1 && /\p{N}/u.test(word) && /\p{L}/u.test(word)) add(terms, word.toLowerCase());
   for (const part of parts) add(terms, (ACRONYM_PLURAL.test(part) ? part.slice(0, -1) : part).toLowerCase());
   return terms.length === 0 ? NO_TERMS : terms;
 }
 
 function add(terms: string[], word: string): void {
-  if (word.length < 2 && !/[0-9]/.test(word)) return;
+  if (word.length < 2 && !/\p{N}/u.test(word)) return;
   if (STOP_WORDS.has(word)) return;
   terms.push(stem(word));
 }

@@ -63,8 +63,7 @@ export interface ToolIndex {
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 25;
 
-// The error family has no code for a bad argument yet; CONFIG_INVALID is the nearest.
-const INVALID_QUERY: SwitchboardErrorCode = 'CONFIG_INVALID';
+const INVALID_QUERY: SwitchboardErrorCode = 'INVALID_ARGUMENT';
 
 /** BM25 term-frequency saturation. */
 const K1 = 1.2;
@@ -111,7 +110,8 @@ export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
     if (typeof query !== 'string' || query.trim() === '')
       throw new SwitchboardError(
         INVALID_QUERY,
-        'search_tools needs a query: describe the tool you are looking for in a few words, e.g. "read a file".',
+        'search_tools needs a query: describe the tool you are looking for in a few words, ' +
+          'e.g. "read a file".',
         { details: { argument: 'query' } },
       );
     const limit = clampLimit(options.limit);

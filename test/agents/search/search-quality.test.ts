@@ -74,7 +74,8 @@ describe('search quality', () => {
     console.log(
       `search quality over ${index.size} tools, ${queries.length} queries: ` +
         `top-1 ${pct(all.top1)}, top-3 ${pct(all.top3)} ` +
-        `(published: ${pct(published.top1)} / ${pct(published.top3)}; synthetic: ${pct(synthetic.top1)} / ${pct(synthetic.top3)})`,
+        `(published: ${pct(published.top1)} / ${pct(published.top3)}; ` +
+        `synthetic: ${pct(synthetic.top1)} / ${pct(synthetic.top3)})`,
     );
     const misses = queries.filter((q) => {
       const rank = rankOf(q);

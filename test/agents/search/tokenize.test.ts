@@ -19,6 +19,12 @@ describe('tokenize', () => {
     expect(tokenize('purge URLs and IDs')).toEqual(['purg', 'url', 'id']);
   });
 
+  it('keeps letters of any script; stems only plain English words', () => {
+    expect(tokenize('Lire un fichier café')).toEqual(['lir', 'un', 'fichier', 'café']);
+    expect(tokenize('ÜberPrüfung der Dateien')).toEqual(['über', 'prüfung', 'der', 'dateien']);
+    expect(tokenize('ファイルを読む readFile')).toEqual(['ファイルを読む', 'read', 'fil']);
+  });
+
   it('lowercases, drops stop words and one-letter words, keeps duplicates in order', () => {
     expect(tokenize('Read THE file, then read it again: a b 7')).toEqual([
       'read',

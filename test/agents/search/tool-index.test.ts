@@ -188,7 +188,7 @@ describe('createToolIndex', () => {
       } catch (error) {
         caught = error;
       }
-      expect(isSwitchboardError(caught, 'CONFIG_INVALID')).toBe(true);
+      expect(isSwitchboardError(caught, 'INVALID_ARGUMENT')).toBe(true);
       expect((caught as Error).message).toMatch(/describe the tool you are looking for/);
     }
   });
