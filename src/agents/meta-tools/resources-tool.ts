@@ -107,7 +107,7 @@ export function capped(result: CallToolResult, cap: number): CallToolResult {
   if (cut === 0) return result;
   content.push({
     type: 'text',
-    text: `[Output cut: ${cut} bytes over the ${Math.round(cap / 1024)} KiB limit were left out.]`,
+    text: `[Output cut: ${cut} bytes over the ${cap >= 1024 ? `${Math.round(cap / 1024)} KiB` : `${cap}-byte`} limit were left out.]`,
   });
   return { ...result, content };
 }
