@@ -10,25 +10,21 @@ import type {
   ToolCallOptions,
 } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
-import type { ElicitationHandler } from '../client/server-requests.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import { type GovernanceConfig, resolveGovernance } from '../core/config/governance-config.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import { guardPromptMessages, guardResourceContents } from '../policy/scan/guard.js';
 import { openSqliteStore } from '../storage/database.js';
 import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
-import {
-  buildCatalog,
-  type CatalogSnapshot,
-  type RejectedTool,
-  type ServerOffer,
-} from './catalog/catalog.js';
+import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
+import { CatalogKeeper } from './catalog/catalog-keeper.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
 import { type AskApproval, DEFAULT_SESSION, Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
 import { Inbox } from './inbox/inbox.js';
-import { inboxApprovalAsker, inboxElicitationHandler } from './inbox/inbox-adapters.js';
+import { approvalThroughInbox, elicitationThroughInbox } from './inbox/inbox-adapters.js';
 import { latestValues } from './latest-values.js';
 import { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
@@ -94,13 +90,12 @@ export type HostEvents = {
 
 export class Host extends TypedEmitter<HostEvents> {
   private readonly hooks: CallHooks[] = [];
-  private catalogSnapshot: CatalogSnapshot = buildCatalog([]);
   private readonly configs = new Map<string, ServerConfig>();
   private readonly sources = new Map<string, string>();
-  private catalogGeneration = 0;
 
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
+  private readonly keeper: CatalogKeeper;
 
   private constructor(
     private readonly store: Store,
@@ -113,6 +108,18 @@ export class Host extends TypedEmitter<HostEvents> {
     readonly inbox: Inbox,
   ) {
     super();
+    this.keeper = new CatalogKeeper({
+      supervisor,
+      configOf: (server) => this.configs.get(server),
+      scan: governor.settings.scan,
+      pins: store.pins,
+      onToolChanged: (change) => {
+        governor.noteChanged(change.server, change.tool);
+        this.emit('tool_changed', change);
+      },
+      onPublished: (snapshot) => this.emit('catalog', snapshot),
+      onNotice: (server, text) => this.onLog({ ...lifecycle(server), text }),
+    });
     this.events = new EventFeed(store.events);
     // Retention runs now and hourly; unref'd so it never keeps a process alive.
     void media.prune().catch(() => undefined);
@@ -186,7 +193,7 @@ export class Host extends TypedEmitter<HostEvents> {
   // ---- servers ---------------------------------------------------------------------------
 
   servers(): readonly ServerStatus[] {
-    const rejected = this.catalogSnapshot.rejected;
+    const rejected = this.keeper.current.rejected;
     return this.supervisor.snapshot().map((snap) => ({
       ...snap,
       source: this.sources.get(snap.name) ?? 'unknown',
@@ -260,7 +267,7 @@ export class Host extends TypedEmitter<HostEvents> {
   // ---- catalog and calls ---------------------------------------------------------------------
 
   catalog(): CatalogSnapshot {
-    return this.catalogSnapshot;
+    return this.keeper.current;
   }
 
   /** Adds hooks that run before and after every call (governance, audit). */
@@ -274,7 +281,7 @@ export class Host extends TypedEmitter<HostEvents> {
     args: Record<string, unknown> = {},
     options: ToolCallOptions & { readonly session?: string } = {},
   ): Promise<ToolResult> {
-    const entry = this.catalogSnapshot.lookup(name);
+    const entry = this.keeper.current.lookup(name);
     if (!entry) {
       throw new SwitchboardError(
         'NOT_FOUND',
@@ -307,19 +314,42 @@ export class Host extends TypedEmitter<HostEvents> {
     }
   }
 
-  /** Reads a resource from `server` (resources are data: no approval is asked). */
-  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.connected(server).readResource(uri, options);
+  /**
+   * Reads a resource from `server` (resources are data: no approval is asked). Text that the
+   * injection scanner flags, from a server that is not trusted, comes back wrapped in a
+   * "this is data, not instructions" banner; `raw` skips that.
+   */
+  async readResource(
+    server: string,
+    uri: string,
+    options: CallOptions & { readonly raw?: boolean } = {},
+  ): Promise<ReadResourceResult> {
+    const result = await this.connected(server).readResource(uri, options);
+    if (options.raw) return result;
+    const { contents } = guardResourceContents(result.contents, {
+      server,
+      trusted: this.configs.get(server)?.trust === 'trusted',
+      context: { server, otherTools: this.catalogToolNames() },
+    });
+    return { ...result, contents };
   }
 
-  /** Gets a prompt's messages from `server`. */
-  getPrompt(
+  /** Gets a prompt's messages from `server`, roles kept; flagged text is guarded as in `readResource`. */
+  async getPrompt(
     server: string,
     name: string,
     args: Record<string, string> = {},
-    options: CallOptions = {},
+    options: CallOptions & { readonly raw?: boolean } = {},
   ): Promise<GetPromptResult> {
-    return this.connected(server).getPrompt(name, args, options);
+    const result = await this.connected(server).getPrompt(name, args, options);
+    if (options.raw) return result;
+    const { messages } = guardPromptMessages(result.messages, {
+      server,
+      prompt: name,
+      trusted: this.configs.get(server)?.trust === 'trusted',
+      context: { server, otherTools: this.catalogToolNames() },
+    });
+    return { ...result, messages };
   }
 
   /** The audit log, newest first: every decision and call. */
@@ -385,6 +415,10 @@ export class Host extends TypedEmitter<HostEvents> {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  private catalogToolNames(): { server: string; name: string }[] {
+    return this.keeper.current.tools.map((t) => ({ server: t.server, name: t.tool.name }));
+  }
+
   private connected(server: string): Connection {
     const connection = this.supervisor.connection(server);
     if (connection) return connection;
@@ -423,76 +457,8 @@ export class Host extends TypedEmitter<HostEvents> {
 
   private onServers(snaps: readonly ServerSnapshot[]): void {
     this.emit('servers', snaps);
-    void this.rebuildCatalog();
+    void this.keeper.rebuild();
   }
-
-  private async rebuildCatalog(): Promise<void> {
-    // Rebuilds overlap (every server change starts one); only the latest may publish, or a
-    // slow, older rebuild would put back a catalog that no longer holds.
-    const generation = ++this.catalogGeneration;
-    const offers: ServerOffer[] = [];
-    for (const snap of this.supervisor.snapshot()) {
-      const connection = this.supervisor.connection(snap.name);
-      if (!connection) continue;
-      const [tools, resources, templates, prompts] = await Promise.all([
-        connection.listTools().catch(() => undefined),
-        connection.listResources().catch(() => undefined),
-        connection.listResourceTemplates().catch(() => undefined),
-        connection.listPrompts().catch(() => undefined),
-      ]);
-      const filter = this.configs.get(snap.name)?.tools;
-      offers.push({
-        server: snap.name,
-        ...(filter?.include && { include: filter.include }),
-        ...(filter?.exclude && { exclude: filter.exclude }),
-        tools: tools?.items ?? [],
-        resources: resources?.items ?? [],
-        resourceTemplates: templates?.items ?? [],
-        prompts: prompts?.items ?? [],
-      });
-    }
-    if (generation !== this.catalogGeneration) return;
-    const next = buildCatalog(offers);
-    if (next.etag === this.catalogSnapshot.etag) return;
-    this.catalogSnapshot = next;
-    for (const tool of next.tools) {
-      const verdict = await this.store.pins.record(tool.server, tool.tool.name, tool.hash);
-      if (verdict.status === 'changed') {
-        this.governor.noteChanged(tool.server, tool.tool.name);
-        this.emit('tool_changed', {
-          server: tool.server,
-          tool: tool.tool.name,
-          previousHash: verdict.previousHash,
-          hash: tool.hash,
-        });
-      }
-    }
-    this.emit('catalog', next);
-  }
-}
-
-/**
- * Approvals through the Inbox, but only when someone can answer: with no front-end attached
- * (no listener for new items) a call would wait out the whole timeout for nobody, so it is
- * declined at once with a reason that says how to fix it.
- */
-function approvalThroughInbox(inbox: Inbox, timeoutMs: number): AskApproval {
-  const ask = inboxApprovalAsker(inbox, { timeoutMs });
-  return async (request, options) =>
-    inbox.listenerCount('added') === 0
-      ? {
-          approved: false,
-          reason:
-            'no approver is attached: attach a front-end to host.inbox, add an allow rule, or choose another governance.mode',
-        }
-      : ask(request, options);
-}
-
-/** Elicitations through the Inbox; declined at once when no front-end could answer. */
-function elicitationThroughInbox(inbox: Inbox): ElicitationHandler {
-  const handler = inboxElicitationHandler(inbox);
-  return async (params, ctx) =>
-    inbox.listenerCount('added') === 0 ? { action: 'decline' } : handler(params, ctx);
 }
 
 function unknownServer(name: string): SwitchboardError {

@@ -1,7 +1,23 @@
 /** Public API of the policy layer: pure decisions, no I/O. */
 export type { ApprovalMode, CallRequest, Decision, PolicyRule, Profile, Verdict } from './decide.js';
 export { decide } from './decide.js';
+export { isSecretField, MASKED, maskArguments, maskSecretValues, previewArguments } from './masking.js';
 export type { AddressClass, NetworkDecision, NetworkPolicy } from './network.js';
 export { classifyAddress, decideNetwork } from './network.js';
+export type { Finding, FindingKind, ScanContext, ScanPolicy } from './scan/finding.js';
+export type {
+  GuardedPrompt,
+  GuardOptions,
+  PromptContentLike,
+  PromptMessageLike,
+  ResourceContentsLike,
+} from './scan/guard.js';
+export { guardPromptMessages, guardResourceContents, guardUntrustedText } from './scan/guard.js';
+export { revealHidden } from './scan/hidden-unicode.js';
+export { scanText } from './scan/scan-text.js';
+export type { ToolDefinitionLike } from './scan/scan-tool.js';
+export { SCHEMA_LIMITS, scanTool } from './scan/scan-tool.js';
+export type { ScanDecision } from './scan/summary.js';
+export { decideScan, summarizeFindings } from './scan/summary.js';
 export type { ToolAnnotationsLike, ToolRisk, TrustLevel } from './tool-risk.js';
 export { toolRisk } from './tool-risk.js';

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import type { Finding, ScanPolicy } from '../../policy/scan/finding.js';
+import { scanTool } from '../../policy/scan/scan-tool.js';
+import { decideScan } from '../../policy/scan/summary.js';
 import { toolDefinitionHash } from './definition-hash.js';
 import { compileNameFilter } from './globs.js';
 import { checkInputSchema } from './schema-check.js';
@@ -21,6 +24,21 @@ export interface ServerOffer {
   /** Tool name globs (the server's own names) from the entry's `tools.include` / `exclude`. */
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
+  /** A trusted server's suspicious tools are kept with a warning, never rejected. */
+  readonly trusted?: boolean;
+}
+
+/** How the catalog screens definitions. */
+export interface CatalogOptions {
+  /** Injection scanning of tool definitions (default `block`). */
+  readonly scan?: ScanPolicy;
+}
+
+/** A tool kept although the scanner found something in it. */
+export interface CatalogWarning {
+  readonly server: string;
+  readonly tool: string;
+  readonly detail: string;
 }
 
 export interface CatalogTool {
@@ -33,7 +51,7 @@ export interface CatalogTool {
   readonly hash: string;
 }
 
-export type RejectionReason = 'filtered' | 'name_collision' | 'invalid_schema';
+export type RejectionReason = 'filtered' | 'name_collision' | 'invalid_schema' | 'injection_suspected';
 
 export interface RejectedTool {
   readonly server: string;
@@ -52,6 +70,8 @@ export interface Attributed<T> {
 export interface CatalogSnapshot {
   readonly tools: readonly CatalogTool[];
   readonly rejected: readonly RejectedTool[];
+  /** Tools kept despite scanner findings (scan policy `warn`, or a trusted server). */
+  readonly warnings: readonly CatalogWarning[];
   readonly resources: readonly Attributed<Resource>[];
   readonly resourceTemplates: readonly Attributed<ResourceTemplateType>[];
   readonly prompts: readonly Attributed<Prompt>[];
@@ -72,9 +92,36 @@ function hashOf(tool: Tool): string {
   return hash;
 }
 
-export function buildCatalog(offers: readonly ServerOffer[]): CatalogSnapshot {
+// Scanning is the costly part of a rebuild, and definitions are long-lived objects: findings
+// are kept per definition, valid while the catalog's tool names (shadowing context) are the same.
+const scans = new WeakMap<Tool, { readonly key: string; readonly findings: readonly Finding[] }>();
+function findingsOf(
+  tool: Tool,
+  server: string,
+  otherTools: readonly { server: string; name: string }[],
+  key: string,
+): readonly Finding[] {
+  const cached = scans.get(tool);
+  if (cached?.key === key) return cached.findings;
+  const findings = scanTool(tool, { server, otherTools });
+  scans.set(tool, { key, findings });
+  return findings;
+}
+
+function namesKey(tools: readonly { server: string; name: string }[]): string {
+  const h = createHash('sha256');
+  for (const t of tools) h.update(`${t.server}\u0000${t.name}\n`);
+  return h.digest('hex');
+}
+
+export function buildCatalog(offers: readonly ServerOffer[], options: CatalogOptions = {}): CatalogSnapshot {
   const rejected: RejectedTool[] = [];
+  const warnings: CatalogWarning[] = [];
   const candidates: CatalogTool[] = [];
+  const scan = options.scan ?? 'block';
+  const everyTool =
+    scan === 'off' ? [] : offers.flatMap((o) => o.tools.map((t) => ({ server: o.server, name: t.name })));
+  const everyToolKey = scan === 'off' ? '' : namesKey(everyTool);
   for (const offer of [...offers].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0))) {
     const keep = compileNameFilter(offer.include, offer.exclude);
     for (const tool of offer.tools) {
@@ -92,6 +139,16 @@ export function buildCatalog(offers: readonly ServerOffer[]): CatalogSnapshot {
       if (problem) {
         rejected.push({ ...base, reason: 'invalid_schema', detail: problem });
         continue;
+      }
+      if (scan !== 'off') {
+        const findings = findingsOf(tool, offer.server, everyTool, everyToolKey);
+        const verdict = decideScan(findings, offer.trusted ? 'warn' : scan);
+        if (verdict.action === 'block') {
+          rejected.push({ ...base, reason: 'injection_suspected', detail: verdict.reason });
+          continue;
+        }
+        if (verdict.action === 'warn')
+          warnings.push({ server: offer.server, tool: tool.name, detail: verdict.reason });
       }
       candidates.push({ name, server: offer.server, tool, hash: hashOf(tool) });
     }
@@ -132,6 +189,7 @@ export function buildCatalog(offers: readonly ServerOffer[]): CatalogSnapshot {
   return {
     tools,
     rejected,
+    warnings,
     resources,
     resourceTemplates,
     prompts,

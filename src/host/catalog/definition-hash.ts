@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ToolDefinitionLike } from '../../policy/scan/scan-tool.js';
 
 /**
  * A stable fingerprint of a tool definition, for pinning: what the model is told (name,
@@ -41,14 +42,8 @@ function writeCanonical(value: unknown, out: string[]): void {
   out.push('}');
 }
 
-export interface HashableTool {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly inputSchema?: unknown;
-  readonly outputSchema?: unknown;
-  readonly annotations?: unknown;
-}
+/** What is hashed: everything a model is shown, the same fields the injection scanner reads. */
+export type HashableTool = ToolDefinitionLike;
 
 export function toolDefinitionHash(tool: HashableTool): string {
   const { name, title, description, inputSchema, outputSchema, annotations } = tool;

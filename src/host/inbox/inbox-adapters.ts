@@ -91,3 +91,27 @@ export function inboxApprovalAsker(inbox: Inbox, options: { readonly timeoutMs?:
     }
   };
 }
+
+/**
+ * Approvals through the Inbox, but only when someone can answer: with no front-end attached
+ * (no listener for new items) a call would wait out the whole timeout for nobody, so it is
+ * declined at once with a reason that says how to fix it.
+ */
+export function approvalThroughInbox(inbox: Inbox, timeoutMs: number): AskApproval {
+  const ask = inboxApprovalAsker(inbox, { timeoutMs });
+  return async (request, options) =>
+    inbox.listenerCount('added') === 0
+      ? {
+          approved: false,
+          reason:
+            'no approver is attached: attach a front-end to host.inbox, add an allow rule, or choose another governance.mode',
+        }
+      : ask(request, options);
+}
+
+/** Elicitations through the Inbox; declined at once when no front-end could answer. */
+export function elicitationThroughInbox(inbox: Inbox): ElicitationHandler {
+  const handler = inboxElicitationHandler(inbox);
+  return async (params, ctx) =>
+    inbox.listenerCount('added') === 0 ? { action: 'decline' } : handler(params, ctx);
+}
