@@ -62,8 +62,15 @@ export class AgentSession {
 
   /** Ends the frame (its grants are deleted) or, for the root, the whole session's grants. */
   async end(): Promise<void> {
-    if (this.frame === '') await this.host.grants.endSession(this.id);
-    else await this.host.grants.endFrame(this.id, this.frame);
+    const removed =
+      this.frame === ''
+        ? await this.host.grants.endSession(this.id)
+        : await this.host.grants.endFrame(this.id, this.frame);
+    await this.host.governor.note({
+      action: 'end',
+      session: this.id,
+      details: { frame: this.frame, grantsRemoved: removed },
+    });
   }
 
   /** The groups granted to this frame (server names, or `config`). */
@@ -79,6 +86,12 @@ export class AgentSession {
     for (const group of groups) {
       if (group === CONFIG_GROUP || visible.has(group)) {
         await this.host.grants.grant({ session: this.id, frame: this.frame, group });
+        await this.host.governor.note({
+          action: 'grant',
+          session: this.id,
+          ...(group !== CONFIG_GROUP && { server: group }),
+          details: { group, frame: this.frame },
+        });
         activated.push(group);
       } else unknown.push(group);
     }

@@ -90,6 +90,12 @@ describe('AgentSession', () => {
     await sub.end();
     expect(await names(sub)).not.toContain('register_mcp');
     expect(await names(root)).toContain('mcp__lazy__echo');
+    const audit = (await h.audit({ actor: 'chat-2' })).entries.map((e) => [e.action, e.details]);
+    expect(audit).toEqual([
+      ['end', { frame: 'task-7', grantsRemoved: 1 }],
+      ['grant', { group: 'config', frame: 'task-7' }],
+      ['grant', { group: 'lazy', frame: '' }],
+    ]);
   });
 
   it('finds grants again after a restart', async () => {
@@ -194,7 +200,7 @@ describe('AgentSession', () => {
     expect(refused.text).toContain('metadata address');
     expect((await session.execute('delete_mcp', { name: 'added' })).result.isError).toBe(false);
     expect(h.servers().map((s) => s.name)).toEqual(['lazy']);
-    const audited = (await h.audit({ actor: 'chat-7' })).entries.map((e) => [
+    const audited = (await h.audit({ actor: 'chat-7', action: 'tool_call' })).entries.map((e) => [
       (e.details as { tool: string }).tool,
       e.outcome,
     ]);

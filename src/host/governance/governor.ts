@@ -187,6 +187,23 @@ export class Governor {
     });
   }
 
+  /** Records a governance event that is not a call (a grant, a frame ending). Never throws. */
+  async note(input: {
+    readonly action: string;
+    readonly session: string;
+    readonly server?: string;
+    readonly details?: Record<string, unknown>;
+  }): Promise<void> {
+    await this.options.store.audit
+      .append({
+        action: input.action,
+        actor: input.session,
+        ...(input.server !== undefined && { server: input.server }),
+        ...(input.details && { details: input.details }),
+      })
+      .catch((error: unknown) => this.options.onError?.(error));
+  }
+
   private allowlist(session: string): Promise<Set<string>> {
     let list = this.allowlists.get(session);
     if (!list) {
