@@ -5,6 +5,7 @@ import { describeError, isSwitchboardError, SwitchboardError } from '../core/err
 import type { Deferral } from '../core/server-config.js';
 import { qualifiedToolName } from '../host/catalog/tool-names.js';
 import type { Host } from '../host/host.js';
+import type { ApprovalMode } from '../policy/decide.js';
 import { type AgentToolOutput, toAgentToolOutput } from './adapters/tool-output.js';
 import { injectMcpList, type ListedServer, renderMcpList } from './mcp-list.js';
 import { runConfigTool } from './meta-tools/config-tools.js';
@@ -71,6 +72,11 @@ export class AgentSession {
       session: this.id,
       details: { frame: this.frame, grantsRemoved: removed },
     });
+  }
+
+  /** The approval mode of this session from now on (`read-only`, `auto-edit`, `full-auto`). */
+  setMode(mode: ApprovalMode): void {
+    this.host.governor.setMode(this.id, mode);
   }
 
   /** The groups granted to this frame (server names, or `config`). */

@@ -178,12 +178,27 @@ function walk(root: unknown, rootPath: string, context: ScanContext, budget: Bud
     for (const next of frames) {
       if (KEYWORDS.has(next.key as string) || budget.strings <= 0) continue;
       budget.strings--;
-      const found = scanString(next.key as string, ' (name)', context, 'identifier');
+      const found = scanPropertyName(next.key as string, context);
       findings.push(...placed(found, () => pathOf(next)));
     }
     for (let i = frames.length - 1; i >= 0; i--) stack.push(frames[i]!);
   }
   return findings;
+}
+
+// Property names repeat across a catalog (`path`, `limit`, `query`…). A clean name's scan does
+// not depend on the context (only prose and hidden payloads are read for shadowing, and a name
+// with hidden characters is never clean), so clean names are remembered; the rest rescanned.
+const CLEAN_NAMES_LIMIT = 50_000;
+const cleanNames = new Set<string>();
+function scanPropertyName(name: string, context: ScanContext): Finding[] {
+  if (cleanNames.has(name)) return [];
+  const found = scanString(name, ' (name)', context, 'identifier');
+  if (found.length === 0) {
+    if (cleanNames.size >= CLEAN_NAMES_LIMIT) cleanNames.clear();
+    cleanNames.add(name);
+  }
+  return found;
 }
 
 function hiddenOnly(text: string): Finding[] {
