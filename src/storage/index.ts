@@ -18,6 +18,8 @@ export type {
   GrantRepository,
   KeyValueEntry,
   KeyValueRepository,
+  LockLease,
+  LockRepository,
   PinRepository,
   PinVerdict,
   ServerRepository,

@@ -165,6 +165,7 @@ export interface AuditRepository {
 export interface Store {
   readonly grants: GrantRepository;
   readonly tokens: TokenRepository;
+  readonly locks: LockRepository;
   readonly servers: ServerRepository;
   readonly events: EventRepository;
   readonly kv: KeyValueRepository;
@@ -207,4 +208,29 @@ export interface TokenRepository {
   delete(server: string, issuer?: string): Promise<number>;
   /** The issuers a server has credentials for. */
   issuers(server: string): Promise<string[]>;
+}
+
+/** Who holds a lease, and until when. */
+export interface LockLease {
+  readonly name: string;
+  readonly owner: string;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Named leases shared by every process on the database: at most one owner holds a name until
+ * it releases it or the lease expires. Expiry is judged by each caller's clock, so hosts
+ * sharing a database need roughly synchronised clocks; a holder that may outlive its lease
+ * must not rely on it any longer.
+ */
+export interface LockRepository {
+  /**
+   * Takes `name` for `owner` for `ttlMs` when it is free, expired, or already `owner`'s (which
+   * extends it), in one atomic statement; `false` when someone else holds it.
+   */
+  tryAcquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Ends `owner`'s lease on `name`; `false` when `owner` did not hold it (expired and taken). */
+  release(name: string, owner: string): Promise<boolean>;
+  /** The current lease on `name`, expired or not, or `undefined`; for messages. */
+  holder(name: string): Promise<LockLease | undefined>;
 }

@@ -86,9 +86,17 @@ export interface TokensTable {
   updated_at: string;
 }
 
+/** `locks`: named leases; a lease whose `expires_at` has passed is free for anyone to take. */
+export interface LocksTable {
+  name: string;
+  owner: string;
+  expires_at: string;
+}
+
 export interface Database {
   grants: GrantsTable;
   tokens: TokensTable;
+  locks: LocksTable;
   servers: ServersTable;
   events: EventsTable;
   kv: KeyValueTable;

@@ -8,6 +8,7 @@ import { createEventRepository } from './event-repository.js';
 import { createGrantRepository } from './grant-repository.js';
 import type { Clock } from './json.js';
 import { createKeyValueRepository } from './key-value-repository.js';
+import { createLockRepository } from './lock-repository.js';
 import { createPinRepository } from './pin-repository.js';
 import type { Store } from './ports.js';
 import type { Database } from './schema.js';
@@ -27,6 +28,7 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
   return {
     grants: createGrantRepository(db, clock),
     tokens: createTokenRepository(db, clock),
+    locks: createLockRepository(db, clock),
     servers: createServerRepository(db, clock),
     events: createEventRepository(db, clock),
     kv: createKeyValueRepository(db, clock),

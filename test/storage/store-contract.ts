@@ -265,6 +265,36 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect(await tokens.issuers('gh')).toEqual([]);
     });
 
+    it('locks: a lease is exclusive until released or expired', async () => {
+      const { locks } = await fresh();
+      expect(await locks.holder('refresh/gh')).toBeUndefined();
+      expect(await locks.tryAcquire('refresh/gh', 'a', 60_000)).toBe(true);
+      expect(await locks.tryAcquire('refresh/gh', 'b', 60_000)).toBe(false);
+      // Another name is another lease.
+      expect(await locks.tryAcquire('refresh/other', 'b', 60_000)).toBe(true);
+      const lease = await locks.holder('refresh/gh');
+      expect(lease?.owner).toBe('a');
+      expect(lease!.expiresAt.getTime()).toBeGreaterThan(Date.now() + 50_000);
+
+      // The owner may take it again (extending it); nobody else may release it.
+      expect(await locks.tryAcquire('refresh/gh', 'a', 120_000)).toBe(true);
+      expect((await locks.holder('refresh/gh'))!.expiresAt.getTime()).toBeGreaterThan(Date.now() + 110_000);
+      expect(await locks.release('refresh/gh', 'b')).toBe(false);
+      expect(await locks.tryAcquire('refresh/gh', 'b', 60_000)).toBe(false);
+      expect(await locks.release('refresh/gh', 'a')).toBe(true);
+      expect(await locks.release('refresh/gh', 'a')).toBe(false);
+      expect(await locks.holder('refresh/gh')).toBeUndefined();
+      expect(await locks.tryAcquire('refresh/gh', 'b', 60_000)).toBe(true);
+
+      // A lease whose time has passed (here: a negative ttl) is free for the next taker.
+      expect(await locks.tryAcquire('expired', 'dead', -1000)).toBe(true);
+      expect(await locks.tryAcquire('expired', 'alive', 60_000)).toBe(true);
+      expect((await locks.holder('expired'))?.owner).toBe('alive');
+      // The former holder's late release does not free the new holder's lease.
+      expect(await locks.release('expired', 'dead')).toBe(false);
+      expect((await locks.holder('expired'))?.owner).toBe('alive');
+    });
+
     it('close() twice is harmless', async () => {
       const store = await fresh();
       await store.close();
@@ -322,6 +352,26 @@ export function describeSharedStoreContract(
         expect(new Set(all).size).toBe(all.length);
         expect([...all].sort((x, y) => x - y)).toEqual([...appended].sort((x, y) => x - y));
         expect(await a.events.count('delivered')).toBe(total);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
+    it('locks: two stores racing for the same lease, exactly one wins each time', async () => {
+      const [a, b] = await factory();
+      try {
+        for (let i = 0; i < 50; i++) {
+          const name = `race/${i}`;
+          // Half the names start with an expired lease, so the race is on the update path too.
+          if (i % 2) expect(await a.locks.tryAcquire(name, 'dead', -1000)).toBe(true);
+          const [wonA, wonB] = await Promise.all([
+            a.locks.tryAcquire(name, 'a', 60_000),
+            b.locks.tryAcquire(name, 'b', 60_000),
+          ]);
+          expect([wonA, wonB].filter(Boolean)).toHaveLength(1);
+          expect((await b.locks.holder(name))?.owner).toBe(wonA ? 'a' : 'b');
+        }
+        expect(await a.locks.release('race/0', 'x')).toBe(false);
       } finally {
         await Promise.all([a.close(), b.close()]);
       }

@@ -1,0 +1,348 @@
+/**
+ * A lock shared by the processes of one machine: a lock file created with `O_EXCL`, so exactly
+ * one creator wins, holding `{pid, hostname, acquiredAt}` so that waiters can tell a live
+ * holder from a dead one. Node has no `flock`, and breaking a stale lock file cannot be made
+ * perfectly race-free without one; the takeover below is serialised by a second `O_EXCL`
+ * file and checked after a rename, which leaves a race only if a process dies inside that
+ * few-millisecond takeover and two others then break it at the same instant.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { describeError, SwitchboardError } from '../../core/errors.js';
+
+/** Options of `withFileLock`. */
+export interface FileLockOptions {
+  /** How long to wait for the lock before failing, in ms (default 30 s). */
+  timeoutMs?: number;
+  /** A lock older than this is taken over even if its holder looks alive, in ms (default 60 s). */
+  staleMs?: number;
+}
+
+/** What a lock file holds. `nonce` tells this acquisition from a later one by the same pid. */
+interface LockContent {
+  readonly pid: number;
+  readonly hostname: string;
+  readonly acquiredAt: number;
+  readonly nonce: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALE_MS = 60_000;
+/** The takeover guard is held for a few file operations; older than this, its holder died. */
+const GUARD_STALE_MS = 10_000;
+const FIRST_POLL_MS = 10;
+const MAX_POLL_MS = 250;
+
+/**
+ * Callers in this process waiting for the same key, first come first served, so that they
+ * queue in memory instead of polling a lock file (or a database lease) against each other.
+ * One instance per set of keys: locks of different backends must not share one.
+ */
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /**
+   * Runs `fn` once every earlier caller for `key` has finished. Waiting past `deadline` (ms
+   * since the epoch) throws `onTimeout()`; the callers behind this one are not held up by it.
+   */
+  async run<T>(
+    key: string,
+    fn: () => Promise<T>,
+    { deadline, onTimeout }: { deadline: number; onTimeout: () => Error },
+  ): Promise<T> {
+    const previous = this.tails.get(key);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const tail = previous ? previous.then(() => mine) : mine;
+    this.tails.set(key, tail);
+    try {
+      if (previous) await untilDeadline(previous, deadline, onTimeout);
+      return await fn();
+    } finally {
+      done();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+/** Resolves with `promise`, or rejects with `onTimeout()` once `deadline` has passed. */
+async function untilDeadline(
+  promise: Promise<void>,
+  deadline: number,
+  onTimeout: () => Error,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(onTimeout()), Math.max(0, deadline - Date.now()));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Lock files of this process, by path: the in-process half of every file lock. */
+const processQueue = new KeyedQueue();
+/** The nonces of the lock files this process holds right now. */
+const heldHere = new Set<string>();
+
+/**
+ * Runs `fn` holding the lock file `lockFile` (its folder is created owner-only if missing) and
+ * removes the lock afterwards, whether `fn` returns or throws. Waits at most `timeoutMs`,
+ * polling with a growing backoff, then throws `STORAGE_FAILED` naming the lock, its holder and
+ * the fix. A lock whose holder is a dead process on this host, or older than `staleMs`, is
+ * taken over.
+ */
+export async function withFileLock<T>(
+  lockFile: string,
+  fn: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  const deadline = Date.now() + timeoutMs;
+  const onTimeout = () => timeoutError(lockFile, timeoutMs, 'another caller in this process holds it');
+  // Queued before anything is awaited: callers of this process get the lock in call order.
+  return processQueue.run(
+    lockFile,
+    async () => {
+      try {
+        await mkdir(dirname(lockFile), { recursive: true, mode: 0o700 });
+      } catch (error) {
+        throw lockError(lockFile, error);
+      }
+      const nonce = await acquire(lockFile, deadline, timeoutMs, staleMs);
+      try {
+        return await fn();
+      } finally {
+        await releaseLock(lockFile, nonce);
+      }
+    },
+    { deadline, onTimeout },
+  );
+}
+
+/** Creates the lock file, waiting and taking over stale locks until `deadline`; returns its nonce. */
+async function acquire(
+  lockFile: string,
+  deadline: number,
+  timeoutMs: number,
+  staleMs: number,
+): Promise<string> {
+  const nonce = randomBytes(8).toString('hex');
+  let seen: Seen | undefined;
+  const attempt = async (): Promise<string | undefined> => {
+    // A lock just released or just taken over is tried again at once, a few times.
+    for (let round = 0; round < 3; round++) {
+      const content: LockContent = { pid: process.pid, hostname: hostname(), acquiredAt: Date.now(), nonce };
+      if (await tryCreate(lockFile, content)) {
+        heldHere.add(nonce);
+        return nonce;
+      }
+      seen = await inspect(lockFile);
+      if (seen && !(isStale(seen, staleMs) && (await takeOver(lockFile, seen.raw, staleMs))))
+        return undefined;
+    }
+    return undefined;
+  };
+  return pollWithBackoff(deadline, attempt, () =>
+    timeoutError(lockFile, timeoutMs, holderText(seen?.content)),
+  );
+}
+
+/**
+ * Calls `attempt` until it returns a value, pausing between calls with a growing, jittered
+ * backoff (10 ms up to 250 ms). Once `deadline` (ms since the epoch) has passed after a failed
+ * attempt, throws what `onTimeout` returns.
+ */
+export async function pollWithBackoff<T>(
+  deadline: number,
+  attempt: () => Promise<T | undefined>,
+  onTimeout: () => Error | Promise<Error>,
+): Promise<T> {
+  let pause = FIRST_POLL_MS;
+  for (;;) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+    const left = deadline - Date.now();
+    if (left <= 0) throw await onTimeout();
+    // Jitter keeps two waiters from polling in lockstep.
+    await delay(Math.min(left, pause * (0.75 + Math.random() / 2)));
+    pause = Math.min(MAX_POLL_MS, pause * 1.5);
+  }
+}
+
+/** Creates `file` exclusively with `content`; `false` when it exists already. */
+async function tryCreate(
+  file: string,
+  content: LockContent | { guard: string; at: number },
+): Promise<boolean> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, 'wx', 0o600);
+  } catch (error) {
+    if (codeOf(error) === 'EEXIST') return false;
+    throw lockError(file, error);
+  }
+  try {
+    await handle.writeFile(JSON.stringify(content), 'utf8');
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/** A lock file as found: its raw text, its content when it parses, and its age. */
+interface Seen {
+  readonly raw: string;
+  readonly content: LockContent | undefined;
+  readonly mtimeMs: number;
+}
+
+/** Reads the lock file; `undefined` when it vanished meanwhile (released: try again). */
+async function inspect(file: string): Promise<Seen | undefined> {
+  try {
+    const [raw, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+    return { raw, content: parseLock(raw), mtimeMs: info.mtimeMs };
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return undefined;
+    throw lockError(file, error);
+  }
+}
+
+function parseLock(raw: string): LockContent | undefined {
+  try {
+    const value = JSON.parse(raw) as Partial<LockContent> | null;
+    if (
+      typeof value?.pid === 'number' &&
+      typeof value.hostname === 'string' &&
+      typeof value.acquiredAt === 'number' &&
+      typeof value.nonce === 'string'
+    )
+      return value as LockContent;
+  } catch {
+    // Empty (its creator is between open and write, or died there) or foreign: judged by age.
+  }
+  return undefined;
+}
+
+/**
+ * Whether a lock may be taken over: its holder is gone, or it is too old to trust. A lock with
+ * this process's pid that it does not hold now is one it failed to remove: stale too.
+ */
+function isStale(seen: Seen, staleMs: number): boolean {
+  const content = seen.content;
+  if (!content) return Date.now() - seen.mtimeMs > staleMs;
+  if (Date.now() - content.acquiredAt > staleMs) return true;
+  if (content.hostname !== hostname()) return false;
+  if (content.pid === process.pid) return !heldHere.has(content.nonce);
+  return !isAlive(content.pid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return codeOf(error) !== 'ESRCH';
+  }
+}
+
+/**
+ * Removes the stale lock whose text was `staleRaw`, under the takeover guard, so that two
+ * waiters cannot both judge the same lock stale and the second remove the first's fresh lock.
+ * Whoever removed it then competes for the lock like everyone else. `false` when another
+ * waiter holds the guard (wait, then look again).
+ */
+async function takeOver(lockFile: string, staleRaw: string, staleMs: number): Promise<boolean> {
+  const guard = `${lockFile}.takeover`;
+  if (!(await tryCreate(guard, { guard: randomBytes(8).toString('hex'), at: Date.now() }))) {
+    // A guard left by a process that died while holding it is removed, for the next round.
+    const seen = await inspect(guard);
+    if (seen && Date.now() - seen.mtimeMs > Math.min(GUARD_STALE_MS, staleMs))
+      await removeIfUnchanged(guard, seen.raw);
+    return false;
+  }
+  try {
+    const seen = await inspect(lockFile);
+    if (seen?.raw === staleRaw) await removeIfUnchanged(lockFile, staleRaw);
+    return true;
+  } finally {
+    await unlink(guard).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes `file` if it still holds `raw`: renamed aside first (only one renamer wins), checked,
+ * then deleted; a file that turns out to have changed meanwhile is linked back in place.
+ */
+async function removeIfUnchanged(file: string, raw: string): Promise<void> {
+  const aside = `${file}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    await rename(file, aside);
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return;
+    throw lockError(file, error);
+  }
+  try {
+    if ((await readFile(aside, 'utf8')) !== raw) await link(aside, file).catch(() => undefined);
+  } finally {
+    await unlink(aside).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes the lock if it is still ours. Failing to remove it is not an error of `fn`: the lock
+ * carries our pid and is taken over once we exit, or at once by the next caller in this process.
+ */
+async function releaseLock(lockFile: string, nonce: string): Promise<void> {
+  try {
+    const seen = await inspect(lockFile);
+    if (seen?.content?.nonce === nonce) await unlink(lockFile);
+  } catch {
+    // See above: the stale-lock rules clean up after us.
+  } finally {
+    heldHere.delete(nonce);
+  }
+}
+
+function holderText(content: LockContent | undefined): string {
+  if (!content) return 'its holder is still writing it, or left it unreadable';
+  const since = new Date(content.acquiredAt).toISOString();
+  return `it is held by pid ${content.pid} on ${content.hostname} since ${since}`;
+}
+
+function timeoutError(lockFile: string, timeoutMs: number, why: string): SwitchboardError {
+  return new SwitchboardError(
+    'STORAGE_FAILED',
+    `Timed out after ${timeoutMs} ms waiting for the credentials lock ${lockFile}: ${why}. Another ` +
+      'Switchboard process is probably refreshing the same token; retry. If no such process is ' +
+      `running, delete ${lockFile}.`,
+    { details: { lockFile, reason: 'lock-timeout' } },
+  );
+}
+
+function lockError(file: string, error: unknown): SwitchboardError {
+  return new SwitchboardError(
+    'STORAGE_FAILED',
+    `Cannot use the credentials lock ${file}: ${describeError(error)}. Check that its directory ` +
+      'exists and that this user may write to it.',
+    { cause: error, details: { lockFile: file } },
+  );
+}
+
+function codeOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
