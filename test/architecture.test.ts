@@ -19,7 +19,11 @@ const ALLOWED: Record<string, readonly string[]> = {
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {
-  'node:child_process': ['client/transports/stdio.ts', 'client/transports/process-group.ts'],
+  'node:child_process': [
+    'client/transports/stdio.ts',
+    'client/transports/process-group.ts',
+    'client/auth/login/open-browser.ts',
+  ],
   'better-sqlite3': ['storage/database.ts'],
 };
 

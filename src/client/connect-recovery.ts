@@ -9,7 +9,8 @@ import type { EraPlan } from './era.js';
  *    on an unknown pre-initialize request: start it again, straight to `initialize`.
  *  - Streamable HTTP got a 4xx (not 401/403) → spec 2025-03-26 "Backwards Compatibility": an
  *    old HTTP+SSE server; try the SSE transport on the same URL.
- * Errors no retry can fix (missing command, unset variable, unsupported version) get none.
+ * Errors no retry can fix (missing command, unset variable, unsupported version, a login
+ * needed or refused) get none.
  */
 export interface ConnectAttempt {
   readonly plan: EraPlan;
@@ -33,7 +34,9 @@ export function planRecovery(
   if (
     sw?.code === 'SPAWN_FAILED' ||
     sw?.code === 'ENV_VAR_MISSING' ||
-    sw?.code === 'PROTOCOL_VERSION_UNSUPPORTED'
+    sw?.code === 'PROTOCOL_VERSION_UNSUPPORTED' ||
+    sw?.code === 'AUTH_REQUIRED' ||
+    sw?.code === 'AUTH_FAILED'
   ) {
     return undefined;
   }

@@ -1,6 +1,8 @@
 import type { Implementation, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
+import type { CredentialStore } from './auth/credential-store.js';
+import type { AuthorizationHandler } from './auth/oauth-session.js';
 import type { EraVerdictStore } from './era.js';
 import type { ListKind, ListSnapshot } from './list-cache.js';
 import type { ElicitationHandler, SamplingHandler } from './server-requests.js';
@@ -59,6 +61,13 @@ export interface ConnectionOptions {
   readonly logLevel?: LoggingLevel;
   /** Probe timeout for `server/discover` on stdio; default 10 s. */
   readonly probeTimeoutMs?: number;
+  /** Where OAuth credentials of `oauth` entries live. Default: in memory, for this process. */
+  readonly credentials?: CredentialStore;
+  /**
+   * Shows an authorization URL when a server needs a login. Without one, such a connect fails
+   * AUTH_REQUIRED at once (and starts no login, so one under way elsewhere is left alone).
+   */
+  readonly onAuthorizationUrl?: AuthorizationHandler;
 }
 
 /** Options of one call. */

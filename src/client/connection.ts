@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { findAuthError } from './auth/auth-errors.js';
 import { classifyConnectFailure, versionError } from './connect-errors.js';
 import { type ConnectAttempt, planRecovery } from './connect-recovery.js';
 import type {
@@ -314,6 +315,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       onSpawn: (pid) => this.log('lifecycle', 'info', `started process ${pid}`),
       onStderrLine: (line) => this.log('stderr', 'info', line),
       onStdoutNoise: (line) => this.log('stdout', 'warning', `not JSON-RPC, ignored: ${line}`),
+      ...(this.options.credentials && { credentials: this.options.credentials }),
+      ...(this.options.onAuthorizationUrl && { onAuthorizationUrl: this.options.onAuthorizationUrl }),
+      onAuthLog: (text) => this.log('lifecycle', 'info', text),
     });
     const client = buildSdkClient(attempt.plan, {
       clientInfo: this.options.clientInfo ?? CLIENT_INFO,
@@ -337,7 +341,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     } catch (error) {
       this.connectingTransport = undefined;
       // Classify first: closing the transport ourselves would look like the server exiting.
-      const failure = this.connectError(error, transport, attempt.plan, offered());
+      // An auth error wins: the SDK wraps some (a probe's failed send) in errors of its own.
+      const failure = findAuthError(error) ?? this.connectError(error, transport, attempt.plan, offered());
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
       throw failure;

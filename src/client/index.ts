@@ -1,5 +1,24 @@
 /** Public API of the client layer: one connection to one MCP server. */
 
+export type { AuthFailureReason } from './auth/auth-errors.js';
+export { findAuthError, loginCommand } from './auth/auth-errors.js';
+export { PENDING_LOGIN_TTL_MS } from './auth/authorization-completion.js';
+export type { RedirectDriverOptions } from './auth/authorization-redirects.js';
+export { followAuthorizationRedirects } from './auth/authorization-redirects.js';
+export type { CredentialStore, StoredCredentials, StoredTokens } from './auth/credential-store.js';
+export type { AuthorizationDiscovery } from './auth/discovery.js';
+export type { HttpAuthOptions } from './auth/http-auth.js';
+export { createOAuthSession } from './auth/http-auth.js';
+export { MemoryCredentialStore } from './auth/memory-credential-store.js';
+export type {
+  AuthorizationHandler,
+  AuthorizationRequest,
+  AuthorizationStart,
+  OAuthSessionOptions,
+} from './auth/oauth-session.js';
+export { OAuthSession } from './auth/oauth-session.js';
+export type { OAuthSettings } from './auth/oauth-settings.js';
+export { DEFAULT_REDIRECT_URI, resolveOAuthSettings } from './auth/oauth-settings.js';
 export { Connection } from './connection.js';
 export type {
   CallOptions,

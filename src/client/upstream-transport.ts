@@ -1,6 +1,10 @@
-import type { Transport } from '@modelcontextprotocol/client';
+import type { FetchLike, Transport } from '@modelcontextprotocol/client';
 import { interpolate, interpolateRecord } from '../core/interpolate.js';
 import type { ServerConfig } from '../core/server-config.js';
+import type { CredentialStore } from './auth/credential-store.js';
+import { resolveHttpAuth } from './auth/http-auth.js';
+import type { AuthorizationHandler } from './auth/oauth-session.js';
+import { oauthFetch } from './auth/request-auth.js';
 import { createSseTransport, HttpTransport } from './transports/http.js';
 import { buildChildEnv } from './transports/safe-env.js';
 import { StdioTransport } from './transports/stdio.js';
@@ -8,7 +12,9 @@ import { StdioTransport } from './transports/stdio.js';
 /**
  * Builds the transport for one connect attempt, expanding `${VAR}` references now (so an
  * environment change applies on the next reconnect, and an unset variable fails here with
- * its name rather than reaching the server).
+ * its name rather than reaching the server). Remote entries get their `auth` here: a static
+ * bearer token as a header, or OAuth through the SDK's `authProvider` seam plus our request
+ * middleware (DPoP, step-up).
  */
 export interface UpstreamTransportOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -17,6 +23,11 @@ export interface UpstreamTransportOptions {
   readonly onSpawn?: (pid: number) => void;
   readonly onStderrLine?: (line: string) => void;
   readonly onStdoutNoise?: (line: string) => void;
+  /** Where OAuth credentials live (default: in memory, per process). */
+  readonly credentials?: CredentialStore;
+  /** Shows an authorization URL when a login is needed; see AuthorizationHandler. */
+  readonly onAuthorizationUrl?: AuthorizationHandler;
+  readonly onAuthLog?: (text: string) => void;
 }
 
 export function createUpstreamTransport(config: ServerConfig, options: UpstreamTransportOptions): Transport {
@@ -34,9 +45,21 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
       ...(options.onStdoutNoise && { onStdoutNoise: options.onStdoutNoise }),
     });
   }
+  const url = interpolate(t.url, env, at('url'));
+  const auth = resolveHttpAuth(config, url, {
+    env,
+    ...(options.credentials && { credentials: options.credentials }),
+    ...(options.onAuthorizationUrl && { onAuthorizationUrl: options.onAuthorizationUrl }),
+    ...(options.onAuthLog && { log: options.onAuthLog }),
+  });
+  const session = auth.session;
   const http = {
-    url: interpolate(t.url, env, at('url')),
-    headers: interpolateRecord(t.headers, env, at('headers')),
+    url,
+    headers: { ...interpolateRecord(t.headers, env, at('headers')), ...auth.headers },
+    ...(session && {
+      sdk: { authProvider: session.authProvider },
+      fetchMiddleware: (next: FetchLike) => oauthFetch(session, next),
+    }),
   };
   return options.sse || t.kind === 'sse' ? createSseTransport(http) : new HttpTransport(http);
 }

@@ -30,7 +30,11 @@ export type SwitchboardErrorCode =
   | 'INVALID_ARGUMENT'
   | 'POLICY_DENIED'
   | 'APPROVAL_DECLINED'
-  | 'INBOX_FULL';
+  | 'INBOX_FULL'
+  /** A person must log in (OAuth) before the server can be used: `details.command` says how. */
+  | 'AUTH_REQUIRED'
+  /** Authorization failed or was refused for safety; `details.reason` says which check. */
+  | 'AUTH_FAILED';
 
 /** Structured details attached to some codes (HTTP status, JSON-RPC code, server name). */
 export interface SwitchboardErrorDetails {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  AUTH_SCHEMAS,
   FIELD_HINTS,
   type RawServerEntry,
   type RawServerEntryFields,
@@ -56,10 +57,57 @@ export interface RootConfig {
   readonly name?: string;
 }
 
-/** `auth`, passed through for the client layer: a bearer token, or OAuth settings. */
-export type AuthConfig =
-  | { readonly type: 'bearer'; readonly token: string; readonly [key: string]: unknown }
-  | { readonly type: 'oauth'; readonly [key: string]: unknown };
+/** A static credential sent as `Authorization: Bearer <token>` (`api_key` entries become this). */
+export interface BearerAuthConfig {
+  readonly type: 'bearer';
+  readonly token: string;
+}
+
+/** The OAuth grant used to get tokens: a person logs in, a machine client, or an assertion. */
+export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+
+/** An enterprise IdP that turns an ID token into an ID-JAG for the `jwt_bearer` grant (SEP-990). */
+export interface IdpConfig {
+  readonly issuer?: string;
+  readonly tokenEndpoint?: string;
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  readonly idToken?: string;
+  readonly idTokenFile?: string;
+}
+
+/**
+ * OAuth 2.1 settings for a remote server. Everything is optional for the common case (a person
+ * logs in; the client registers itself). Values keep their `${VAR}` references until connect.
+ */
+export interface OAuthConfig {
+  readonly type: 'oauth';
+  readonly grant: OAuthGrant;
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Client ID Metadata Document URL, used as the client id where the server supports it. */
+  readonly clientMetadataUrl?: string;
+  /** The authorization server a pre-registered client belongs to. */
+  readonly issuer?: string;
+  readonly scopes?: readonly string[];
+  readonly tokenEndpointAuthMethod?:
+    | 'client_secret_basic'
+    | 'client_secret_post'
+    | 'none'
+    | 'private_key_jwt';
+  readonly privateKey?: string;
+  readonly privateKeyFile?: string;
+  readonly signingAlgorithm?: string;
+  readonly redirectUri?: string;
+  readonly assertion?: string;
+  readonly assertionFile?: string;
+  readonly idp?: IdpConfig;
+  /** false: never DPoP; true: require it; absent: when the authorization server offers it. */
+  readonly dpop?: boolean;
+}
+
+/** `auth` of a server entry, normalized for the client layer. */
+export type AuthConfig = BearerAuthConfig | OAuthConfig;
 
 /** Which tools of a server are offered: globs over tool names. */
 export interface ToolFilter {
@@ -148,11 +196,19 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
       : '(unnamed)';
   const parsed = rawServerEntrySchema.safeParse(raw);
   if (!parsed.success) {
-    const { field, problem } = describeIssue(parsed.error.issues[0]!, rawServerEntrySchema, FIELD_HINTS);
+    const { field, problem } = describeIssue(parsed.error.issues[0]!, issueSchema(raw), FIELD_HINTS);
     throw configEntryError(source, rawName, field, problem);
   }
   const e = parsed.data;
   const transport = normalizeTransport(e, source);
+  if (e.auth?.type === 'oauth' && transport.kind === 'stdio') {
+    throw configEntryError(
+      source,
+      e.name,
+      'auth',
+      'OAuth is for remote servers ("url"). Give a local server its credentials through "env".',
+    );
+  }
 
   const protocol = parseProtocolMode(e.protocol);
   if (!protocol) {
@@ -182,13 +238,29 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
     ...(e.roots ? { roots: e.roots } : {}),
     enabled: e.enabled ?? true,
     startupTimeoutMs: startupS !== undefined ? startupS * 1000 : DEFAULT_STARTUP_TIMEOUT_MS,
-    ...(e.auth ? { auth: e.auth as AuthConfig } : {}),
+    ...(e.auth ? { auth: normalizeAuth(e.auth) } : {}),
     trust: e.trust ?? 'untrusted',
     tools,
     deferral: e.deferral ?? 'deferred',
     ...(e.description !== undefined ? { description: e.description } : {}),
     ...(e.title !== undefined ? { title: e.title } : {}),
   };
+}
+
+/** The entry schema with `auth` narrowed to the member named by its `type`, so an unknown field there gets the known ones listed. */
+function issueSchema(raw: unknown): z.ZodType {
+  const type = (raw as { auth?: { type?: unknown } } | null)?.auth?.type;
+  const member = typeof type === 'string' && Object.hasOwn(AUTH_SCHEMAS, type) ? type : undefined;
+  return member
+    ? rawServerEntrySchema.extend({ auth: AUTH_SCHEMAS[member as keyof typeof AUTH_SCHEMAS] })
+    : rawServerEntrySchema;
+}
+
+function normalizeAuth(auth: NonNullable<z.output<typeof rawServerEntrySchema>['auth']>): AuthConfig {
+  if (auth.type === 'bearer') return { type: 'bearer', token: auth.token };
+  if (auth.type === 'api_key') return { type: 'bearer', token: auth.key };
+  const { type: _type, grant, ...rest } = auth;
+  return { type: 'oauth', grant: grant ?? 'authorization_code', ...rest };
 }
 
 function normalizeTransport(e: z.output<typeof rawServerEntrySchema>, source: EntrySource): TransportConfig {

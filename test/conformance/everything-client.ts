@@ -17,130 +17,29 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
+import type { ElicitationHandler, SamplingHandler } from '../../src/client/index.js';
+import { describeError, isSwitchboardError } from '../../src/core/index.js';
+import { AUTH_HANDLERS } from './auth-scenarios.js';
 import {
-  Connection,
-  type ConnectionOptions,
-  type ElicitationHandler,
-  type LogEntry,
-  type SamplingHandler,
-  type ToolResult,
-} from '../../src/client/index.js';
-import { describeError, isSwitchboardError, normalizeServerEntry } from '../../src/core/index.js';
+  callOk,
+  fail,
+  type Handler,
+  isRecord,
+  NotImplementedError,
+  PROGRAM,
+  requireTool,
+  type ScenarioContext,
+  ScenarioFailure,
+  toolNames,
+  withConnection,
+} from './scenario-kit.js';
 
-const PROGRAM = 'everything-client';
-const MODERN = '2026-07-28';
 const METHOD_NOT_FOUND = -32601;
-
-/** Everything a scenario handler gets from the environment. */
-interface ScenarioContext {
-  readonly scenario: string;
-  readonly url: string;
-  /** The wire the scenario's server speaks (suite 0.2.x), e.g. "2025-11-25" or "2026-07-28". */
-  readonly wire: string | undefined;
-  /** `MCP_CONFORMANCE_CONTEXT`, parsed. */
-  readonly context: Record<string, unknown> | undefined;
-}
-
-type Handler = (ctx: ScenarioContext) => Promise<void>;
-
-/** A scenario that is deliberately not handled yet; exits 1 without a marker. */
-class NotImplementedError extends Error {}
-
-class ScenarioFailure extends Error {}
-
-function fail(message: string): never {
-  throw new ScenarioFailure(message);
-}
-
-// ---- Connection helpers --------------------------------------------------------------------
-
-interface OpenOptions {
-  readonly elicitation?: ElicitationHandler;
-  readonly sampling?: SamplingHandler;
-}
-
-/**
- * The protocol mode: `auto`, what a user gets by default (it asks `server/discover` and falls
- * back to `initialize`), for every scenario; `expectedEra` then checks that it landed on the
- * wire the scenario's server speaks. `SWITCHBOARD_CONFORMANCE_PROTOCOL` overrides the mode
- * (e.g. `modern`, `legacy`, `2026-07-28`) to exercise the pinned paths.
- */
-function protocolFor(): string {
-  return process.env.SWITCHBOARD_CONFORMANCE_PROTOCOL || 'auto';
-}
-
-/** The era the scenario's server speaks: 2026-07-28 is modern, any other known wire legacy. */
-function expectedEra(ctx: ScenarioContext): 'modern' | 'legacy' | undefined {
-  if (ctx.wire === undefined) return undefined; // suite 0.1.x: 2025 wires only, but not said
-  return ctx.wire >= MODERN ? 'modern' : 'legacy';
-}
-
-function logLine(entry: LogEntry): void {
-  process.stderr.write(`[${PROGRAM}] [${entry.source}] ${entry.level}: ${entry.text}\n`);
-}
-
-/** Opens a Connection, runs `fn` with it and always closes it, also when `fn` throws. */
-async function withConnection<T>(
-  ctx: ScenarioContext,
-  options: OpenOptions,
-  fn: (conn: Connection) => Promise<T>,
-): Promise<T> {
-  const connectionOptions: ConnectionOptions = {
-    config: normalizeServerEntry({
-      name: 'conformance',
-      url: ctx.url,
-      protocol: protocolFor(),
-      timeouts: { connect: 20, request: 20 },
-    }),
-    clientInfo: { name: 'switchboard-conformance', version: '0.1.0' },
-    onLog: logLine,
-    ...(options.elicitation && { elicitation: options.elicitation }),
-    ...(options.sampling && { sampling: options.sampling }),
-  };
-  const conn = new Connection(connectionOptions);
-  try {
-    await conn.connect();
-    process.stderr.write(`[${PROGRAM}] connected: protocol ${conn.protocolVersion} (${conn.era})\n`);
-    const era = expectedEra(ctx);
-    if (era !== undefined && conn.era !== era) {
-      fail(`negotiated ${conn.protocolVersion} (${conn.era}), but the server speaks ${ctx.wire} (${era})`);
-    }
-    return await fn(conn);
-  } finally {
-    await conn.close();
-  }
-}
-
-async function toolNames(conn: Connection): Promise<string[]> {
-  const { items, truncated } = await conn.listTools();
-  if (truncated) fail('tools/list was truncated');
-  return items.map((t) => t.name);
-}
-
-async function requireTool(conn: Connection, name: string): Promise<void> {
-  const names = await toolNames(conn);
-  if (!names.includes(name)) fail(`tool "${name}" is not listed (tools: ${names.join(', ') || 'none'})`);
-}
-
-/** Calls a tool and fails on an `isError` result. */
-async function callOk(
-  conn: Connection,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<ToolResult> {
-  const result = await conn.callTool(name, args);
-  if (result.isError) fail(`tool "${name}" returned an error: ${result.text || JSON.stringify(result.raw)}`);
-  return result;
-}
 
 /** Declared so its capability is announced; no conformance scenario asks for a completion. */
 const refuseSampling: SamplingHandler = async () => {
   throw new Error('sampling is not available in the conformance client');
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 // ---- scenario handlers ---------------------------------------------------------------------
 
@@ -376,43 +275,10 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'http-invalid-tool-headers': invalidToolHeaders,
   'json-schema-ref-no-deref': refNoDeref,
   'json-schema-2020-12-preservation': schemaPreservation,
-  // Later work: OAuth (auth/*) and Skills (sep-2640-*).
+  ...AUTH_HANDLERS,
+  // Later work: Skills (sep-2640-*).
   ...Object.fromEntries(
     [
-      'auth/metadata-default',
-      'auth/metadata-var1',
-      'auth/metadata-var2',
-      'auth/metadata-var3',
-      'auth/basic-cimd',
-      'auth/scope-from-www-authenticate',
-      'auth/scope-from-scopes-supported',
-      'auth/scope-omitted-when-undefined',
-      'auth/scope-step-up',
-      'auth/scope-retry-limit',
-      'auth/token-endpoint-auth-basic',
-      'auth/token-endpoint-auth-post',
-      'auth/token-endpoint-auth-none',
-      'auth/pre-registration',
-      'auth/2025-03-26-oauth-metadata-backcompat',
-      'auth/2025-03-26-oauth-endpoint-fallback',
-      'auth/resource-mismatch',
-      'auth/offline-access-scope',
-      'auth/offline-access-not-supported',
-      'auth/authorization-server-migration',
-      'auth/iss-supported',
-      'auth/iss-not-advertised',
-      'auth/iss-supported-missing',
-      'auth/iss-wrong-issuer',
-      'auth/iss-unexpected',
-      'auth/iss-normalized',
-      'auth/metadata-issuer-mismatch',
-      'auth/client-credentials-jwt',
-      'auth/client-credentials-basic',
-      'auth/cross-app-access-complete-flow',
-      'auth/enterprise-managed-authorization',
-      'auth/dpop',
-      'auth/dpop-nonce',
-      'auth/wif-jwt-bearer',
       'sep-2640-client-no-prefetch',
       'sep-2640-client-verify-digest',
       'sep-2640-client-verify-size',

@@ -101,7 +101,7 @@ describe('normalizeConfigFile', () => {
       thrown(() =>
         normalizeConfigFile({ servers: { a: { url: 'https://h/', auth: { type: 'basic' } } } }, 'a.json'),
       ).message,
-    ).toMatch(/field "auth.type": must be "bearer" or "oauth"/);
+    ).toMatch(/field "auth.type": must be "bearer" or "api_key" or "oauth"/);
   });
 
   it('rejects file-level mistakes with a way out', () => {

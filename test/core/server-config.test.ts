@@ -59,6 +59,81 @@ describe('normalizeServerEntry', () => {
   });
 });
 
+describe('normalizeServerEntry: auth', () => {
+  const url = 'https://x.example/mcp';
+
+  it('keeps a bearer token and turns an API key into one', () => {
+    expect(normalizeServerEntry({ name: 'b', url, auth: { type: 'bearer', token: '${T}' } }).auth).toEqual({
+      type: 'bearer',
+      token: '${T}',
+    });
+    expect(normalizeServerEntry({ name: 'k', url, auth: { type: 'api_key', key: '${KEY}' } }).auth).toEqual({
+      type: 'bearer',
+      token: '${KEY}',
+    });
+  });
+
+  it('normalizes OAuth with the authorization_code grant by default, keeping variables', () => {
+    const c = normalizeServerEntry({
+      name: 'o',
+      url,
+      auth: {
+        type: 'oauth',
+        clientId: '${ID}',
+        scopes: ['read'],
+        clientMetadataUrl: 'https://me.example/c.json',
+      },
+    });
+    expect(c.auth).toEqual({
+      type: 'oauth',
+      grant: 'authorization_code',
+      clientId: '${ID}',
+      scopes: ['read'],
+      clientMetadataUrl: 'https://me.example/c.json',
+    });
+    expect(normalizeServerEntry({ name: 'm', url, auth: { type: 'oauth' } }).auth).toEqual({
+      type: 'oauth',
+      grant: 'authorization_code',
+    });
+  });
+
+  it('checks what each grant needs, naming the field', () => {
+    const field = (auth: Record<string, unknown>) => rejection({ name: 'o', url, auth }).details.field;
+    expect(field({ type: 'oauth', grant: 'client_credentials' })).toBe('auth.clientId');
+    expect(field({ type: 'oauth', grant: 'client_credentials', clientId: 'c' })).toBe('auth.clientSecret');
+    expect(field({ type: 'oauth', grant: 'jwt_bearer' })).toBe('auth.assertion');
+    expect(field({ type: 'oauth', assertion: 'jwt' })).toBe('auth.grant');
+    expect(field({ type: 'oauth', clientSecret: 's' })).toBe('auth.clientId');
+    expect(field({ type: 'oauth', privateKey: 'k', privateKeyFile: 'f' })).toBe('auth.privateKeyFile');
+    expect(field({ type: 'oauth', tokenEndpointAuthMethod: 'private_key_jwt' })).toBe('auth.privateKey');
+    expect(field({ type: 'oauth', clientMetadataUrl: 'http://me.example/c.json' })).toBe(
+      'auth.clientMetadataUrl',
+    );
+    expect(
+      field({ type: 'oauth', grant: 'jwt_bearer', clientId: 'c', idp: { clientId: 'i', idToken: 't' } }),
+    ).toBe('auth.idp');
+    expect(
+      normalizeServerEntry({
+        name: 'o',
+        url,
+        auth: { type: 'oauth', grant: 'client_credentials', clientId: 'c', privateKeyFile: '/k.pem' },
+      }).auth,
+    ).toMatchObject({ grant: 'client_credentials', privateKeyFile: '/k.pem' });
+  });
+
+  it('lists the known fields of the auth type for an unknown one', () => {
+    const e = rejection({ name: 'o', url, auth: { type: 'oauth', clientID: 'x' } });
+    expect(e.details.field).toBe('auth.clientID');
+    expect(e.message).toMatch(/Did you mean "clientId"\?/);
+  });
+
+  it('refuses OAuth for a local server', () => {
+    const e = rejection({ name: 'l', command: 'x', auth: { type: 'oauth' } });
+    expect(e.details.field).toBe('auth');
+    expect(e.message).toMatch(/OAuth is for remote servers/);
+  });
+});
+
 describe('parseProtocolMode', () => {
   it('parses modes and known versions', () => {
     expect(parseProtocolMode(undefined)).toEqual({ kind: 'auto' });

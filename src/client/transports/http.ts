@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
+  type FetchLike,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
@@ -34,6 +35,12 @@ export interface HttpTransportOptions {
   /** How long the DELETE on close may take. Default 2 s. */
   readonly terminateTimeoutMs?: number;
   readonly sdk?: Omit<StreamableHTTPClientTransportOptions, 'requestInit' | 'fetch'>;
+  /**
+   * Wraps the fetch requests go through (OAuth: DPoP proofs, step-up). It sits outside the
+   * watching below, so what it throws reaches the caller as is and a request it sends again
+   * is watched like any other.
+   */
+  readonly fetchMiddleware?: (next: FetchLike) => FetchLike;
 }
 
 /** The last HTTP failure seen on the wire. */
@@ -68,7 +75,7 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       },
       ...options.sdk,
       requestInit: { headers: { ...options.headers } },
-      fetch: async (url, init) => {
+      fetch: (options.fetchMiddleware ?? ((next: FetchLike) => next))(async (url, init) => {
         // A signal of this request's own, linked to the transport's until the body is done
         // (see watched-body.ts for why).
         const outer = init?.signal ?? undefined;
@@ -103,7 +110,7 @@ export class HttpTransport extends StreamableHTTPClientTransport {
           hooks.failure?.({ status: response.status, body: body.slice(0, 2000) });
         }
         return withWatchedBody(response, unlink);
-      },
+      }),
     });
     this.terminateTimeoutMs = options.terminateTimeoutMs ?? 2000;
     hooks.failure = (f) => {
@@ -192,9 +199,10 @@ export class HttpTransport extends StreamableHTTPClientTransport {
   }
 }
 
-/** The legacy HTTP+SSE transport (2024-11-05 servers): the SDK's, with our headers. */
+/** The legacy HTTP+SSE transport (2024-11-05 servers): the SDK's, with our headers and token. */
 export function createSseTransport(options: HttpTransportOptions): SSEClientTransport {
   return new SSEClientTransport(new URL(options.url), {
+    ...(options.sdk?.authProvider && { authProvider: options.sdk.authProvider }),
     requestInit: { headers: { ...options.headers } },
     eventSourceInit: {
       fetch: (url, init) => {

@@ -10,20 +10,129 @@ export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 const stringRecord = z.record(z.string(), z.string());
 const seconds = z.number().positive();
 
-/** `auth`: passed through to the client layer; only its `type` and a bearer `token` are checked. */
-const authSchema = z
-  .discriminatedUnion('type', [
-    z.looseObject({ type: z.literal('bearer'), token: z.string().min(1) }),
-    z.looseObject({
-      type: z.literal('oauth'),
-      clientId: z.string().optional(),
-      clientSecret: z.string().optional(),
-      scopes: z.array(z.string()).optional(),
+const GRANTS = ['authorization_code', 'client_credentials', 'jwt_bearer'] as const;
+const TOKEN_ENDPOINT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'none',
+  'private_key_jwt',
+] as const;
+
+/** Where an enterprise IdP issues the ID-JAG for the `jwt_bearer` grant (token exchange, RFC 8693). */
+const idpSchema = z
+  .strictObject({
+    issuer: z.string().min(1).optional().describe('The IdP issuer URL (its token endpoint is discovered).'),
+    tokenEndpoint: z.string().min(1).optional().describe('The IdP token endpoint, instead of "issuer".'),
+    clientId: z.string().min(1).describe('Our client id at the IdP.'),
+    clientSecret: z.string().min(1).optional().describe('Our client secret at the IdP, if confidential.'),
+    idToken: z.string().min(1).optional().describe("The user's ID token from the IdP."),
+    idTokenFile: z.string().min(1).optional().describe('A file holding the ID token, read at connect time.'),
+  })
+  .describe('Enterprise-managed authorization: exchange an IdP ID token for an ID-JAG (SEP-990).');
+
+const bearerSchema = z.strictObject({ type: z.literal('bearer'), token: z.string().min(1) });
+const apiKeySchema = z.strictObject({ type: z.literal('api_key'), key: z.string().min(1) });
+const oauthSchema = z
+  .strictObject({
+    type: z.literal('oauth'),
+    grant: z.enum(GRANTS).optional().meta({
+      default: 'authorization_code',
+      description:
+        'authorization_code: a person logs in; client_credentials: a machine client; jwt_bearer: a workload or enterprise assertion.',
     }),
-  ])
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A pre-registered client id (else CIMD or registration).'),
+    clientSecret: z.string().min(1).optional().describe('The secret of the pre-registered client.'),
+    clientMetadataUrl: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('An https URL of our Client ID Metadata Document, used as client id where supported.'),
+    issuer: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The authorization server the client id belongs to; credentials go nowhere else.'),
+    scopes: z.array(z.string().min(1)).optional().describe('Scopes to ask for when the server names none.'),
+    tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+    privateKey: z.string().min(1).optional().describe('PEM private key for private_key_jwt.'),
+    privateKeyFile: z.string().min(1).optional().describe('A file holding the PEM private key.'),
+    signingAlgorithm: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ default: 'RS256', description: 'JWS alg of the key.' }),
+    redirectUri: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Where the authorization server sends the browser back.'),
+    assertion: z.string().min(1).optional().describe('jwt_bearer: the workload JWT (RFC 7523).'),
+    assertionFile: z.string().min(1).optional().describe('jwt_bearer: a file holding the workload JWT.'),
+    idp: idpSchema.optional(),
+    dpop: z.boolean().optional().describe('Sender-constrained tokens (RFC 9449); default: when offered.'),
+  })
+  .superRefine(checkOAuth);
+
+/** The members of `auth` by `type`, for error messages about fields inside one. */
+export const AUTH_SCHEMAS = { bearer: bearerSchema, api_key: apiKeySchema, oauth: oauthSchema } as const;
+
+/** `auth`: a static bearer token or API key (sent as `Authorization: Bearer`), or OAuth 2.1. */
+const authSchema = z
+  .discriminatedUnion('type', [bearerSchema, apiKeySchema, oauthSchema])
   .describe(
-    'How to authenticate to a remote server: { "type": "bearer", "token": "${TOKEN}" } or { "type": "oauth", … }.',
+    'How to authenticate to a remote server: { "type": "bearer", "token": "${TOKEN}" }, { "type": "api_key", "key": "${KEY}" } or { "type": "oauth", … }.',
   );
+
+type RawOAuth = z.input<typeof oauthSchema>;
+
+/** Cross-field rules of `auth` of type "oauth"; each issue names the field to fix. */
+function checkOAuth(o: RawOAuth, ctx: z.core.$RefinementCtx<RawOAuth>): void {
+  const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', message, path: [field] });
+  const grant = o.grant ?? 'authorization_code';
+  const key = o.privateKey !== undefined || o.privateKeyFile !== undefined;
+  if (o.privateKey !== undefined && o.privateKeyFile !== undefined)
+    issue('privateKeyFile', 'set "privateKey" or "privateKeyFile", not both');
+  if (o.clientSecret !== undefined && o.clientId === undefined)
+    issue('clientId', 'a client secret needs the "clientId" it belongs to');
+  if (o.tokenEndpointAuthMethod === 'private_key_jwt' && !key)
+    issue('privateKey', 'private_key_jwt needs "privateKey" or "privateKeyFile"');
+  if (grant === 'client_credentials' && o.clientId === undefined)
+    issue('clientId', 'grant "client_credentials" needs the "clientId" the authorization server issued');
+  if (grant === 'client_credentials' && o.clientSecret === undefined && !key)
+    issue('clientSecret', 'grant "client_credentials" needs "clientSecret" or "privateKey"');
+  if (grant === 'jwt_bearer') {
+    const sources = [o.assertion, o.assertionFile, o.idp].filter((s) => s !== undefined).length;
+    if (sources !== 1)
+      issue('assertion', 'grant "jwt_bearer" needs exactly one of "assertion", "assertionFile", "idp"');
+    if (o.idp && o.clientId === undefined)
+      issue('clientId', 'an "idp" grant needs the "clientId" for this server');
+    if (o.idp && (o.idp.issuer === undefined) === (o.idp.tokenEndpoint === undefined))
+      issue('idp', 'set one of "idp.issuer" or "idp.tokenEndpoint"');
+    if (o.idp && (o.idp.idToken === undefined) === (o.idp.idTokenFile === undefined))
+      issue('idp', 'set one of "idp.idToken" or "idp.idTokenFile"');
+  } else if (o.assertion !== undefined || o.assertionFile !== undefined || o.idp !== undefined) {
+    issue('grant', '"assertion", "assertionFile" and "idp" need grant "jwt_bearer"');
+  }
+  if (
+    o.clientMetadataUrl !== undefined &&
+    !o.clientMetadataUrl.includes('$') &&
+    !isHttpsWithPath(o.clientMetadataUrl)
+  )
+    issue('clientMetadataUrl', 'must be an https URL with a path, e.g. "https://example.com/client.json"');
+}
+
+function isHttpsWithPath(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The fields of one server entry without its name: the value under `servers.<name>` in a
@@ -120,4 +229,6 @@ export const FIELD_HINTS: FieldHints = {
   'tools.exclude': 'a list of tool-name globs, e.g. ["delete_*"]',
   roots: 'a list like [{ "uri": "file:///home/me/project" }]',
   'auth.token': 'the token as a string, e.g. "${API_TOKEN}"',
+  'auth.key': 'the key as a string, e.g. "${API_KEY}"',
+  'auth.scopes': 'a list of scopes, e.g. ["read", "write"]',
 };
