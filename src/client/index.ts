@@ -7,8 +7,17 @@ export type { RedirectDriverOptions } from './auth/authorization-redirects.js';
 export { followAuthorizationRedirects } from './auth/authorization-redirects.js';
 export type { CredentialStore, StoredCredentials, StoredTokens } from './auth/credential-store.js';
 export type { AuthorizationDiscovery } from './auth/discovery.js';
+export type { FileCredentialStoreOptions } from './auth/file-credential-store.js';
+export { FileCredentialStore } from './auth/file-credential-store.js';
+export type { FileLockOptions } from './auth/file-lock.js';
+export { withFileLock } from './auth/file-lock.js';
 export type { HttpAuthOptions } from './auth/http-auth.js';
 export { createOAuthSession } from './auth/http-auth.js';
+export type { LoginFlow, LoginOptions } from './auth/login/login.js';
+export { runLogin } from './auth/login/login.js';
+export type { LoopbackListener } from './auth/login/loopback-listener.js';
+export { startLoopbackListener } from './auth/login/loopback-listener.js';
+export { openBrowser } from './auth/login/open-browser.js';
 export { MemoryCredentialStore } from './auth/memory-credential-store.js';
 export type {
   AuthorizationHandler,

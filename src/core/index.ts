@@ -34,9 +34,13 @@ export type { InterpolationSite } from './interpolate.js';
 export { interpolate, interpolateRecord } from './interpolate.js';
 export type {
   AuthConfig,
+  BearerAuthConfig,
   Deferral,
   EntrySource,
   HttpTransportConfig,
+  IdpConfig,
+  OAuthConfig,
+  OAuthGrant,
   ProtocolMode,
   RawServerEntry,
   RawServerEntryFields,

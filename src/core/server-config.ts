@@ -102,7 +102,7 @@ export interface OAuthConfig {
   readonly assertion?: string;
   readonly assertionFile?: string;
   readonly idp?: IdpConfig;
-  /** false: never DPoP; true: require it; absent: when the authorization server offers it. */
+  /** false: never DPoP; true: always; absent: when the resource server asks for DPoP-bound tokens. */
   readonly dpop?: boolean;
 }
 

@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { CredentialStore } from '../client/auth/credential-store.js';
+import { FileCredentialStore } from '../client/auth/file-credential-store.js';
 import type { Connection } from '../client/connection.js';
 import type {
   CallOptions,
@@ -12,11 +14,12 @@ import type {
 import type { ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import { type GovernanceConfig, resolveGovernance } from '../core/config/governance-config.js';
-import { describeError, SwitchboardError } from '../core/errors.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { guardPromptMessages, guardResourceContents } from '../policy/scan/guard.js';
 import { openSqliteStore } from '../storage/database.js';
 import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
+import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
@@ -55,6 +58,11 @@ export interface HostOptions {
   readonly governance?: Partial<GovernanceConfig>;
   /** Who answers `ask` decisions. Default: the host's Inbox. */
   readonly askApproval?: AskApproval;
+  /**
+   * Where OAuth credentials live. Default: files under `<dataDir>/credentials` (0600). The
+   * gateway passes the store-backed one (`openStoreCredentialStore`), encrypted at rest.
+   */
+  readonly credentials?: CredentialStore;
 }
 
 /** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
@@ -106,6 +114,8 @@ export class Host extends TypedEmitter<HostEvents> {
     readonly governor: Governor,
     /** Approvals and elicitations waiting for a person; front-ends attach here. */
     readonly inbox: Inbox,
+    private readonly credentials: CredentialStore,
+    private readonly env: Readonly<Record<string, string | undefined>>,
   ) {
     super();
     this.keeper = new CatalogKeeper({
@@ -142,11 +152,13 @@ export class Host extends TypedEmitter<HostEvents> {
       }),
     );
     const settings = resolveGovernance(options.governance);
+    const credentials = options.credentials ?? new FileCredentialStore({ dataDir });
     const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
     const supervisor = new Supervisor({
       connection: {
         // Elicitations go to the Inbox unless the embedding app answers them itself.
         elicitation: elicitationThroughInbox(inbox),
+        credentials,
         ...options.connection,
         eraStore,
         onLog: (entry) => host?.onLog(entry),
@@ -171,7 +183,16 @@ export class Host extends TypedEmitter<HostEvents> {
           text: `audit: ${describeError(error)}`,
         }),
     });
-    host = new Host(store, supervisor, logs, media, governor, inbox);
+    host = new Host(
+      store,
+      supervisor,
+      logs,
+      media,
+      governor,
+      inbox,
+      credentials,
+      options.connection?.env ?? process.env,
+    );
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
     const byName = new Map(
@@ -254,6 +275,26 @@ export class Host extends TypedEmitter<HostEvents> {
     this.supervisor.reload(name, this.configs.get(name));
   }
 
+  /**
+   * Logs a server in (OAuth): the browser flow for a person, the grant for a machine client.
+   * The tokens are stored and the server reconnected. `print` receives the instructions.
+   */
+  async login(name: string, options: HostLoginOptions = {}): Promise<void> {
+    const config = this.configs.get(name);
+    if (!config) throw unknownServer(name);
+    await loginServer(config, this.credentials, this.env, options);
+    this.supervisor.reload(name, config);
+  }
+
+  /** Forgets a server's OAuth credentials; it reconnects and will ask for a login. Returns how many were deleted. */
+  async logout(name: string): Promise<number> {
+    const config = this.configs.get(name);
+    if (!config) throw unknownServer(name);
+    const deleted = await this.credentials.delete(name);
+    this.supervisor.reload(name, config);
+    return deleted;
+  }
+
   /** The normalized config of a server, or undefined. */
   serverConfig(name: string): ServerConfig | undefined {
     return this.configs.get(name);
@@ -308,6 +349,8 @@ export class Host extends TypedEmitter<HostEvents> {
       return result;
     } catch (error) {
       const durationMs = performance.now() - started;
+      // Credentials that stopped working mid-session: the server waits for a login.
+      if (isSwitchboardError(error, 'AUTH_REQUIRED')) await this.supervisor.requireLogin(entry.server, error);
       await this.governor.record(admission, { durationMs, error });
       for (const h of this.hooks) await h.after?.({ ...call, durationMs, error });
       throw error;

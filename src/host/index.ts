@@ -1,4 +1,6 @@
 /** Public API of the host layer: many connections as one system. */
+
+export type { HostLoginOptions } from './auth/host-login.js';
 export type {
   Attributed,
   CatalogSnapshot,
@@ -9,6 +11,12 @@ export type {
 } from './catalog/catalog.js';
 export { buildCatalog } from './catalog/catalog.js';
 export { qualifiedToolName, TOOL_NAME_PATTERN } from './catalog/tool-names.js';
+export type { SecretKey } from './credentials/credential-cipher.js';
+export { CredentialCipher } from './credentials/credential-cipher.js';
+export type { LoadSecretKeyOptions } from './credentials/secret-key.js';
+export { loadSecretKey, SECRET_KEY_ENV } from './credentials/secret-key.js';
+export type { StoreCredentialStoreOptions } from './credentials/store-credential-store.js';
+export { openStoreCredentialStore, StoreCredentialStore } from './credentials/store-credential-store.js';
 export type {
   Admission,
   ApprovalAnswer,

@@ -40,6 +40,11 @@ export interface AuthorizationDiscovery {
   readonly issuer: string;
   /** No resource metadata: the 2025-03-26 flow. */
   readonly legacy: boolean;
+  /**
+   * The resource server wants DPoP-bound tokens: it challenged with the DPoP scheme, or its
+   * metadata says `dpop_bound_access_tokens_required` (RFC 9449 §5.2).
+   */
+  readonly dpopRequired?: boolean;
 }
 
 export interface DiscoveryOptions {
@@ -50,6 +55,8 @@ export interface DiscoveryOptions {
   readonly resourceMetadataUrl?: string;
   /** Use this authorization server (a pre-registered client's); refuse if the server does not list it. */
   readonly issuer?: string;
+  /** The resource server's 401 used the DPoP scheme. */
+  readonly dpopChallenged?: boolean;
   readonly fetch: FetchLike;
 }
 
@@ -86,6 +93,9 @@ export async function discoverAuthorization(options: DiscoveryOptions): Promise<
     ...(metadata && { metadata }),
     issuer,
     legacy,
+    ...((options.dpopChallenged ||
+      (found?.metadata as { dpop_bound_access_tokens_required?: unknown } | undefined)
+        ?.dpop_bound_access_tokens_required === true) && { dpopRequired: true }),
   };
 }
 

@@ -95,7 +95,21 @@ export class StoreBackedOAuthProvider implements OAuthClientProvider {
   async clientInformation(
     ctx?: OAuthClientInformationContext,
   ): Promise<StoredOAuthClientInformation | undefined> {
-    const issuer = this.issuer(ctx);
+    return this.client(this.issuer(ctx), { forRedirect: this.redirectUrl });
+  }
+
+  /**
+   * The client to refresh with. A refresh sends no redirect URI, so a registration made by a
+   * login on another loopback port or path still serves (unlike for a new authorization).
+   */
+  clientForRefresh(issuer: string): Promise<StoredOAuthClientInformation | undefined> {
+    return this.client(issuer, {});
+  }
+
+  private async client(
+    issuer: string,
+    options: { readonly forRedirect?: string },
+  ): Promise<StoredOAuthClientInformation | undefined> {
     const { clientId, clientSecret, tokenEndpointAuthMethod } = this.ctx.settings;
     if (clientId !== undefined) {
       return {
@@ -109,7 +123,7 @@ export class StoreBackedOAuthProvider implements OAuthClientProvider {
     if (client === undefined) return undefined;
     // A registration made for another redirect URI (or metadata document) is not ours to use now.
     const uris = 'redirect_uris' in client ? client.redirect_uris : undefined;
-    const redirect = this.redirectUrl;
+    const redirect = options.forRedirect;
     if (redirect !== undefined && uris !== undefined && !uris.some((u) => sameRedirect(u, redirect))) {
       return undefined;
     }
@@ -214,14 +228,18 @@ export class StoreBackedOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * DPoP (RFC 9449) when the authorization server offers it (or the entry requires it); the
-   * SDK then signs token requests, and the session's fetch presents `DPoP` tokens.
+   * DPoP (RFC 9449) when the resource server asks for it (a DPoP challenge, or its metadata
+   * requires bound tokens) or the entry says `dpop: true`, and the authorization server can
+   * bind tokens. Not merely because the authorization server offers it: many that do sit in
+   * front of resource servers that accept Bearer tokens only. The SDK then signs token
+   * requests, and the session's fetch presents `DPoP` tokens.
    */
   async dpop(): Promise<DpopSession | undefined> {
     const { dpop } = this.ctx.settings;
     const d = this.ctx.discovery;
     const algs = d?.metadata?.dpop_signing_alg_values_supported;
-    if (dpop === false || d === undefined || (dpop !== true && !algs?.length)) return undefined;
+    const wanted = dpop === true || (dpop !== false && d?.dpopRequired === true);
+    if (!wanted || d === undefined || (dpop !== true && !algs?.length)) return undefined;
     return this.ctx.keyring.session(this.ctx.server, d.issuer, algs);
   }
 

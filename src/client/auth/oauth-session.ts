@@ -81,6 +81,8 @@ export class OAuthSession {
   /** Set when the authorization server rejected the refresh token. */
   private grantRejected = false;
   private inFlight?: Promise<void>;
+  /** The resource server challenged with the DPoP scheme. */
+  private dpopChallenged = false;
 
   constructor(options: OAuthSessionOptions) {
     this.ctx = {
@@ -181,6 +183,9 @@ export class OAuthSession {
   /** Recovery after a 401: refresh, or a new authorization (machine grant, or a login). */
   private async handleUnauthorized(response: Response): Promise<void> {
     const challenge = extractWWWAuthenticateParams(response);
+    // A challenge in the DPoP scheme (RFC 9449 §7.1) says this resource server wants
+    // DPoP-bound tokens; an authorization server merely offering DPoP does not.
+    if (/^\s*dpop\b/i.test(response.headers.get('www-authenticate') ?? '')) this.dpopChallenged = true;
     await this.exclusive(() => this.recover(challenge.resourceMetadataUrl?.href, challenge.scope));
   }
 
@@ -312,6 +317,7 @@ export class OAuthSession {
       serverUrl: this.serverUrl,
       ...(resourceMetadataUrl !== undefined && { resourceMetadataUrl }),
       ...(this.ctx.settings.issuer !== undefined && { issuer: this.ctx.settings.issuer }),
+      dpopChallenged: this.dpopChallenged,
       fetch: this.ctx.fetch,
     });
     this.ctx.discovery = discovery;

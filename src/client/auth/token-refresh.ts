@@ -40,7 +40,7 @@ export function refreshTokens(
     const tokens = creds.tokens;
     if (tokens && tokens.access_token !== stale) return { kind: 'refreshed', tokens };
     if (!tokens?.refresh_token) return { kind: 'unavailable' };
-    const client = await provider.clientInformation({ issuer });
+    const client = await provider.clientForRefresh(issuer);
     if (!client) return { kind: 'unavailable' };
     const dpop = await provider.dpop();
     try {

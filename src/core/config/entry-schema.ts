@@ -73,7 +73,10 @@ const oauthSchema = z
     assertion: z.string().min(1).optional().describe('jwt_bearer: the workload JWT (RFC 7523).'),
     assertionFile: z.string().min(1).optional().describe('jwt_bearer: a file holding the workload JWT.'),
     idp: idpSchema.optional(),
-    dpop: z.boolean().optional().describe('Sender-constrained tokens (RFC 9449); default: when offered.'),
+    dpop: z
+      .boolean()
+      .optional()
+      .describe('Sender-constrained tokens (RFC 9449); default: when the resource server asks for them.'),
   })
   .superRefine(checkOAuth);
 

@@ -112,6 +112,18 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     this.add(config ?? this.require(name).config);
   }
 
+  /**
+   * A connected server whose credentials stopped working (its refresh token was rejected
+   * mid-session): its connection is closed and it waits in `needs_auth` for a login.
+   */
+  async requireLogin(name: string, error: SwitchboardError): Promise<void> {
+    const runner = this.runners.get(name);
+    if (!runner || runner.state === 'needs_auth' || runner.state === 'disabled') return;
+    await this.retire(runner);
+    runner.error = error;
+    this.setState(runner, 'needs_auth');
+  }
+
   /** The live connection of a connected server. */
   connection(name: string): Connection | undefined {
     const runner = this.runners.get(name);
@@ -188,12 +200,15 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
           : new SwitchboardError('CONNECT_FAILED', describeError(error), { cause: error });
         await connection.close().catch(() => undefined);
         if (!current()) break;
-        if (runner.error.code === 'UPSTREAM_HTTP' && runner.error.details.status === 401) {
+        if (needsLogin(runner.error)) {
           this.setState(runner, 'needs_auth');
           return;
         }
         const firstConnectOver = attempt >= delays.length || Date.now() >= startupDeadline;
-        if (!everConnected && (firstConnectOver || !retryable(runner.error))) {
+        // An authorization server that refused us for good will refuse a reconnect too.
+        const authRefused =
+          runner.error.code === 'AUTH_FAILED' && runner.error.details.reason !== 'unreachable';
+        if (authRefused || (!everConnected && (firstConnectOver || !retryable(runner.error)))) {
           this.setState(runner, 'failed');
           return;
         }
@@ -258,6 +273,11 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     }
     return runner;
   }
+}
+
+/** A person must log in: the server or our credentials say so. */
+function needsLogin(error: SwitchboardError): boolean {
+  return error.code === 'AUTH_REQUIRED' || (error.code === 'UPSTREAM_HTTP' && error.details.status === 401);
 }
 
 /** Errors a retry cannot fix: the entry itself is wrong. */

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SwitchboardError } from '../../../core/errors.js';
+import { DEFAULT_REDIRECT_URI } from '../oauth-settings.js';
 
 /**
  * The redirect target of an interactive login: an HTTP listener on 127.0.0.1 at a random port
@@ -9,7 +10,7 @@ import { SwitchboardError } from '../../../core/errors.js';
  * tab can be closed. Only that one path is served; anything else gets 404.
  */
 export interface LoopbackListener {
-  /** `http://127.0.0.1:<port>/callback`. */
+  /** `http://127.0.0.1:<port>/oauth/callback`. */
   readonly redirectUri: string;
   /** Resolves with the full redirect URL the browser arrived at. */
   readonly redirect: Promise<URL>;
@@ -23,7 +24,9 @@ const PAGE = (title: string, text: string) =>
 export async function startLoopbackListener(
   options: { readonly path?: string; readonly signal?: AbortSignal } = {},
 ): Promise<LoopbackListener> {
-  const path = options.path ?? '/callback';
+  // The path of DEFAULT_REDIRECT_URI: a client registered by a login on one port is then the
+  // same registration for a login on another (RFC 8252 §7.3 lets the port vary, not the path).
+  const path = options.path ?? new URL(DEFAULT_REDIRECT_URI).pathname;
   let resolve!: (url: URL) => void;
   let reject!: (error: unknown) => void;
   const redirect = new Promise<URL>((res, rej) => {

@@ -45,7 +45,7 @@ describe('runLogin', () => {
       },
     });
     expect(opened).toMatch(
-      /^https:\/\/as\.example\.com\/authorize\?redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback$/,
+      /^https:\/\/as\.example\.com\/authorize\?redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Foauth%2Fcallback$/,
     );
     expect(completed).toHaveLength(1);
     expect(completed[0]!.searchParams.get('code')).toBe('c1');
