@@ -16,6 +16,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   host: ['core', 'client', 'storage', 'policy'],
   agents: ['core', 'client', 'storage', 'policy', 'host'],
   app: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents'],
+  cli: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents', 'app'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {

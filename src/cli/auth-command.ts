@@ -1,0 +1,61 @@
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { FileCredentialStore } from '../client/auth/file-credential-store.js';
+import { loadConfig } from '../config-files/load-config.js';
+import { SwitchboardError } from '../core/errors.js';
+import { loginServer } from '../host/auth/host-login.js';
+import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
+
+/**
+ * `switchboard auth <server> [--no-browser] [--logout]`: logs a remote server in (OAuth) and
+ * stores the tokens where every Switchboard process finds them. Only the config is read and
+ * only the authorization server is contacted: no server is started.
+ */
+export const AUTH_USAGE = `usage: switchboard auth <server> [--no-browser] [--logout]
+  Logs in to a server whose entry has "auth": { "type": "oauth" }: opens the browser (or
+  prints the URL with --no-browser; paste the URL the browser ends on to finish on a headless
+  machine) and stores the tokens. --logout forgets them.`;
+
+export async function authCommand(ctx: CliContext): Promise<ExitCode> {
+  const { values, positionals } = parseArgs({
+    args: [...ctx.args],
+    options: {
+      'no-browser': { type: 'boolean', default: false },
+      logout: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const name = positionals[0];
+  if (!name || positionals.length > 1) throw new UsageError('auth takes exactly one server name.');
+  const config = await loadConfig({ projectDir: ctx.projectDir, homeDir: ctx.homeDir });
+  const server = config.servers.find((s) => s.name === name);
+  if (!server) {
+    throw new SwitchboardError(
+      'NOT_FOUND',
+      `No server named "${name}" in ${config.files.project.path} or ${config.files.user.path}. ` +
+        `Known: ${config.servers.map((s) => s.name).join(', ') || '(none)'}.`,
+    );
+  }
+  const credentials = new FileCredentialStore({ dataDir: ctx.dataDir });
+  if (values.logout) {
+    const deleted = await credentials.delete(name);
+    if (ctx.json) ctx.out(JSON.stringify({ server: name, loggedOut: true, deleted }));
+    else if (!ctx.quiet) ctx.err(deleted > 0 ? `Logged out of ${name}.` : `No stored login for ${name}.`);
+    return EXIT.ok;
+  }
+  const lines = createInterface({ input: ctx.stdin, terminal: false });
+  try {
+    await loginServer(server, credentials, ctx.env, {
+      browser: !values['no-browser'],
+      print: (line) => ctx.err(line),
+      pasted: lines,
+    });
+  } finally {
+    lines.close();
+  }
+  if (ctx.json) ctx.out(JSON.stringify({ server: name, loggedIn: true }));
+  else if (!ctx.quiet)
+    ctx.err(`Logged in to ${name}. Running Switchboard processes pick it up when they reconnect.`);
+  return EXIT.ok;
+}

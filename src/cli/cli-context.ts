@@ -1,0 +1,66 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { isSwitchboardError, type SwitchboardErrorCode } from '../core/errors.js';
+
+/**
+ * What every verb gets: its arguments, the global options, and where to write. Output goes
+ * through `out` (results, stdout) and `err` (messages, progress, stderr), so tests and the
+ * JSON mode see exactly what a person would.
+ */
+export interface CliContext {
+  readonly args: readonly string[];
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** Where `switchboard.json` is looked for. */
+  readonly projectDir: string;
+  readonly homeDir: string;
+  readonly dataDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdin: NodeJS.ReadableStream;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Exit codes, documented in the README: what a script can branch on. */
+export const EXIT = {
+  ok: 0,
+  toolError: 1,
+  usage: 2,
+  connection: 3,
+  denied: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A usage mistake: exit 2 with the message and the verb's usage. */
+export class UsageError extends Error {}
+
+/** The default data dir: `~/.switchboard`. */
+export function defaultDataDir(homeDir: string = homedir()): string {
+  return join(homeDir, '.switchboard');
+}
+
+const CONNECTION_CODES: readonly SwitchboardErrorCode[] = [
+  'CONNECT_FAILED',
+  'CONNECT_TIMEOUT',
+  'SPAWN_FAILED',
+  'UPSTREAM_DISCONNECTED',
+  'UPSTREAM_HTTP',
+  'NOT_CONNECTED',
+  'AUTH_REQUIRED',
+  'AUTH_FAILED',
+  'REQUEST_TIMEOUT',
+];
+
+/** The exit code for an error a verb let through. */
+export function exitCodeOf(error: unknown): ExitCode {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (isSwitchboardError(error)) {
+    if (error.code === 'POLICY_DENIED' || error.code === 'APPROVAL_DECLINED') return EXIT.denied;
+    if (CONNECTION_CODES.includes(error.code)) return EXIT.connection;
+    if (error.code === 'CONFIG_INVALID' || error.code === 'NOT_FOUND' || error.code === 'INVALID_ARGUMENT')
+      return EXIT.usage;
+  }
+  return EXIT.toolError;
+}
