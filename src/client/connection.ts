@@ -15,8 +15,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { attemptFailure } from './attempt-failure.js';
 import { findAuthError } from './auth/auth-errors.js';
-import { classifyConnectFailure, versionError } from './connect-errors.js';
+import { versionError } from './connect-errors.js';
 import { type ConnectAttempt, planRecovery } from './connect-recovery.js';
 import type {
   CallOptions,
@@ -28,7 +29,6 @@ import type {
 } from './connection-types.js';
 import { DeadlineGroup } from './deadline.js';
 import {
-  type EraPlan,
   type EraVerdictStore,
   isModernVersion,
   MemoryEraVerdictStore,
@@ -342,7 +342,16 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       this.connectingTransport = undefined;
       // Classify first: closing the transport ourselves would look like the server exiting.
       // An auth error wins: the SDK wraps some (a probe's failed send) in errors of its own.
-      const failure = findAuthError(error) ?? this.connectError(error, transport, attempt.plan, offered());
+      const failure =
+        findAuthError(error) ??
+        attemptFailure({
+          server: this.name,
+          error,
+          transport,
+          plan: attempt.plan,
+          connectMs: this.config.timeouts.connectMs,
+          offered: offered(),
+        });
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
       throw failure;
@@ -364,25 +373,6 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.client = client;
     this.transport = transport;
     this.lists.clear();
-  }
-
-  private connectError(
-    error: unknown,
-    transport: Transport,
-    plan: EraPlan,
-    offered: string | undefined,
-  ): SwitchboardError {
-    return classifyConnectFailure({
-      server: this.name,
-      error,
-      plan,
-      connectMs: this.config.timeouts.connectMs,
-      ...(offered !== undefined && { offered }),
-      ...(transport instanceof StdioTransport &&
-        transport.exitInfo && { exit: transport.exitInfo, stderrTail: transport.recentStderr }),
-      ...(transport instanceof HttpTransport &&
-        transport.lastFailure && { httpFailure: transport.lastFailure }),
-    });
   }
 
   private recordVerdict(identity: string): void {

@@ -11,6 +11,7 @@ import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promi
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { describeError, SwitchboardError } from '../../core/errors.js';
+import { KeyedQueue, pollWithBackoff } from './lock-waiting.js';
 
 /** Options of `withFileLock`. */
 export interface FileLockOptions {
@@ -32,61 +33,6 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_STALE_MS = 60_000;
 /** The takeover guard is held for a few file operations; older than this, its holder died. */
 const GUARD_STALE_MS = 10_000;
-const FIRST_POLL_MS = 10;
-const MAX_POLL_MS = 250;
-
-/**
- * Callers in this process waiting for the same key, first come first served, so that they
- * queue in memory instead of polling a lock file (or a database lease) against each other.
- * One instance per set of keys: locks of different backends must not share one.
- */
-export class KeyedQueue {
-  private readonly tails = new Map<string, Promise<void>>();
-
-  /**
-   * Runs `fn` once every earlier caller for `key` has finished. Waiting past `deadline` (ms
-   * since the epoch) throws `onTimeout()`; the callers behind this one are not held up by it.
-   */
-  async run<T>(
-    key: string,
-    fn: () => Promise<T>,
-    { deadline, onTimeout }: { deadline: number; onTimeout: () => Error },
-  ): Promise<T> {
-    const previous = this.tails.get(key);
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    const tail = previous ? previous.then(() => mine) : mine;
-    this.tails.set(key, tail);
-    try {
-      if (previous) await untilDeadline(previous, deadline, onTimeout);
-      return await fn();
-    } finally {
-      done();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}
-
-/** Resolves with `promise`, or rejects with `onTimeout()` once `deadline` has passed. */
-async function untilDeadline(
-  promise: Promise<void>,
-  deadline: number,
-  onTimeout: () => Error,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(onTimeout()), Math.max(0, deadline - Date.now()));
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Lock files of this process, by path: the in-process half of every file lock. */
 const processQueue = new KeyedQueue();
@@ -155,28 +101,6 @@ async function acquire(
   return pollWithBackoff(deadline, attempt, () =>
     timeoutError(lockFile, timeoutMs, holderText(seen?.content)),
   );
-}
-
-/**
- * Calls `attempt` until it returns a value, pausing between calls with a growing, jittered
- * backoff (10 ms up to 250 ms). Once `deadline` (ms since the epoch) has passed after a failed
- * attempt, throws what `onTimeout` returns.
- */
-export async function pollWithBackoff<T>(
-  deadline: number,
-  attempt: () => Promise<T | undefined>,
-  onTimeout: () => Error | Promise<Error>,
-): Promise<T> {
-  let pause = FIRST_POLL_MS;
-  for (;;) {
-    const result = await attempt();
-    if (result !== undefined) return result;
-    const left = deadline - Date.now();
-    if (left <= 0) throw await onTimeout();
-    // Jitter keeps two waiters from polling in lockstep.
-    await delay(Math.min(left, pause * (0.75 + Math.random() / 2)));
-    pause = Math.min(MAX_POLL_MS, pause * 1.5);
-  }
 }
 
 /** Creates `file` exclusively with `content`; `false` when it exists already. */
@@ -341,8 +265,4 @@ function lockError(file: string, error: unknown): SwitchboardError {
 
 function codeOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -10,7 +10,7 @@ import {
   decodeCredentialDocument,
   encodeCredentialDocument,
 } from '../../client/auth/file-credential-store.js';
-import { KeyedQueue, pollWithBackoff } from '../../client/auth/file-lock.js';
+import { KeyedQueue, pollWithBackoff } from '../../client/auth/lock-waiting.js';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Store } from '../../storage/ports.js';
 import { CredentialCipher } from './credential-cipher.js';

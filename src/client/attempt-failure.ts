@@ -1,0 +1,33 @@
+import type { Transport } from '@modelcontextprotocol/client';
+import type { SwitchboardError } from '../core/errors.js';
+import { classifyConnectFailure } from './connect-errors.js';
+import type { EraPlan } from './era.js';
+import { HttpTransport } from './transports/http.js';
+import { StdioTransport } from './transports/stdio.js';
+
+/**
+ * The typed error of a failed connect attempt, with what the transport saw: a stdio server's
+ * exit and last stderr lines, an HTTP server's last failure. Gathers the facts from the
+ * transport; `classifyConnectFailure` (pure) decides.
+ */
+export function attemptFailure(input: {
+  readonly server: string;
+  readonly error: unknown;
+  readonly transport: Transport;
+  readonly plan: EraPlan;
+  readonly connectMs: number;
+  readonly offered: string | undefined;
+}): SwitchboardError {
+  const { transport } = input;
+  return classifyConnectFailure({
+    server: input.server,
+    error: input.error,
+    plan: input.plan,
+    connectMs: input.connectMs,
+    ...(input.offered !== undefined && { offered: input.offered }),
+    ...(transport instanceof StdioTransport &&
+      transport.exitInfo && { exit: transport.exitInfo, stderrTail: transport.recentStderr }),
+    ...(transport instanceof HttpTransport &&
+      transport.lastFailure && { httpFailure: transport.lastFailure }),
+  });
+}
