@@ -48,8 +48,12 @@ describe('createSwitchboard', () => {
       ['mine', 'connected', join(root, 'home', '.switchboard', 'config.json')],
       ['shared', 'connected', join(root, 'project', 'switchboard.json')],
     ]);
-    // The excluded tool is not offered, and the status says why.
-    while (!sb.host.servers()[0]!.rejectedTools.length && Date.now() < deadline)
+    // The excluded tool is not offered, and the status says why. (Catalog rebuilds follow the
+    // connects; wait for the one that has both servers.)
+    while (
+      (!sb.host.servers()[0]!.rejectedTools.length || !sb.host.catalog().lookup('mcp__shared__echo')) &&
+      Date.now() < deadline
+    )
       await new Promise((r) => setTimeout(r, 20));
     expect(sb.host.servers()[0]!.rejectedTools).toEqual([
       { tool: 'echo', reason: 'filtered', detail: "removed by the entry's tools.include / tools.exclude" },
