@@ -56,6 +56,6 @@ export async function authCommand(ctx: CliContext): Promise<ExitCode> {
   }
   if (ctx.json) ctx.out(JSON.stringify({ server: name, loggedIn: true }));
   else if (!ctx.quiet)
-    ctx.err(`Logged in to ${name}. Running Switchboard processes pick it up when they reconnect.`);
+    ctx.err(`Logged in to ${name}. Running Switchboard processes pick it up within seconds.`);
   return EXIT.ok;
 }

@@ -20,6 +20,7 @@ import { guardPromptMessages, guardResourceContents } from '../policy/scan/guard
 import { openSqliteStore } from '../storage/database.js';
 import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
+import { watchLogins } from './auth/login-watch.js';
 import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
@@ -104,6 +105,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
   private readonly keeper: CatalogKeeper;
+  private readonly stopLoginWatch: () => void;
 
   private constructor(
     private readonly store: Store,
@@ -131,6 +133,18 @@ export class Host extends TypedEmitter<HostEvents> {
       onNotice: (server, text) => this.onLog({ ...lifecycle(server), text }),
     });
     this.events = new EventFeed(store.events);
+    this.stopLoginWatch = watchLogins({
+      credentials,
+      servers: () => supervisor.snapshot(),
+      subscribe: (listener) => {
+        supervisor.on('servers', listener);
+        return () => supervisor.off('servers', listener);
+      },
+      reconnect: (server) => {
+        const config = this.configs.get(server);
+        if (config) supervisor.reload(server, config);
+      },
+    });
     // Retention runs now and hourly; unref'd so it never keeps a process alive.
     void media.prune().catch(() => undefined);
     this.mediaPrune = setInterval(() => void media.prune().catch(() => undefined), 60 * 60 * 1000);
@@ -451,6 +465,7 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Closes every server and the store. */
   async close(): Promise<void> {
     clearInterval(this.mediaPrune);
+    this.stopLoginWatch();
     this.inbox.close();
     await this.supervisor.stop();
     await this.store.close();

@@ -80,7 +80,7 @@ describe('switchboard auth', () => {
     run.stderr.on('line', (l) => run.err.push(l));
     expect(await run.exited).toBe(0);
     expect(run.err.at(-1)).toBe(
-      'Logged in to protected. Running Switchboard processes pick it up when they reconnect.',
+      'Logged in to protected. Running Switchboard processes pick it up within seconds.',
     );
     const store = new FileCredentialStore({ dataDir: join(dir, 'data') });
     expect(await store.issuers('protected')).toEqual([as.issuer]);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../../src/client/auth/file-credential-store.js';
 import { normalizeServerEntry } from '../../../src/core/server-config.js';
+import { loginServer } from '../../../src/host/auth/host-login.js';
 import type { ServerStatus } from '../../../src/host/host.js';
 import { Host } from '../../../src/host/host.js';
 import {
@@ -186,5 +187,19 @@ describe('OAuth through the host', () => {
     } finally {
       for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     }
+  });
+
+  it('notices a login made by another process and connects a waiting server', async () => {
+    const h = await start();
+    await until(h, 'asked for a login', (s) => s.state === 'needs_auth');
+    // What `switchboard auth protected` does in another terminal: its own store, same files.
+    const config = normalizeServerEntry({
+      name: 'protected',
+      url: rs.url,
+      auth: { type: 'oauth', scopes: ['mcp:read'] },
+    });
+    await loginServer(config, new FileCredentialStore({ dataDir }), {}, { openBrowser: headlessBrowser });
+    await until(h, 'connected after the outside login', (s) => s.state === 'connected');
+    expect(await whoami(h)).toMatchObject({ sub: 'user-1' });
   });
 });
