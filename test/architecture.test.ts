@@ -15,8 +15,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   policy: ['core'],
   host: ['core', 'client', 'storage', 'policy'],
   agents: ['core', 'client', 'storage', 'policy', 'host'],
-  app: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents'],
-  cli: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents', 'app'],
+  gateway: ['core', 'client', 'storage', 'policy', 'host'],
+  app: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents', 'gateway'],
+  cli: ['core', 'client', 'storage', 'config-files', 'policy', 'host', 'agents', 'gateway', 'app'],
 };
 /** Node-only modules stay in the few places that need them. */
 const NODE_ONLY: Record<string, readonly string[]> = {

@@ -334,7 +334,11 @@ export class Host extends TypedEmitter<HostEvents> {
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
-    options: ToolCallOptions & { readonly session?: string } = {},
+    options: ToolCallOptions & {
+      readonly session?: string;
+      /** Who answers if policy asks, for this call (the gateway asks the calling client). */
+      readonly askApproval?: AskApproval;
+    } = {},
   ): Promise<ToolResult> {
     const entry = this.keeper.current.lookup(name);
     if (!entry) {
@@ -351,6 +355,7 @@ export class Host extends TypedEmitter<HostEvents> {
     const admission = await this.governor.admit(entry, args, {
       session,
       ...(options.signal && { signal: options.signal }),
+      ...(options.askApproval && { askApproval: options.askApproval }),
     });
     const call = { name, server: entry.server, tool: entry.tool.name, args, session };
     for (const h of this.hooks) await h.before?.(call);

@@ -127,7 +127,11 @@ export class Governor {
   async admit(
     tool: CatalogTool,
     args: Record<string, unknown>,
-    context: { readonly session?: string; readonly signal?: AbortSignal } = {},
+    context: {
+      readonly session?: string;
+      readonly signal?: AbortSignal;
+      readonly askApproval?: AskApproval;
+    } = {},
   ): Promise<Admission> {
     const session = context.session ?? DEFAULT_SESSION;
     const decision = await this.decision(tool, session);
@@ -141,7 +145,7 @@ export class Governor {
       );
     }
     if (decision.verdict === 'allow') return { ...base, approved: false };
-    const answer = await this.options.askApproval(
+    const answer = await (context.askApproval ?? this.options.askApproval)(
       {
         server: tool.server,
         tool: tool.tool.name,

@@ -1,0 +1,261 @@
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  UriTemplate,
+} from '@modelcontextprotocol/server';
+import { describeError, isSwitchboardError } from '../../core/errors.js';
+import type { CatalogTool } from '../../host/catalog/catalog.js';
+import { compileNameFilter } from '../../host/catalog/globs.js';
+import type { AskApproval } from '../../host/governance/governor.js';
+import type { Host } from '../../host/host.js';
+import { exposedPrompts, exposedTools, type NamingMode } from './exposed-names.js';
+import type { IdempotencyCache } from './idempotency.js';
+import { checkInputCaps, type InputLimits } from './input-caps.js';
+import { ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
+
+/**
+ * One MCP server instance over the governed catalog, for one principal: what the gateway
+ * serves per legacy session or per modern request. Tools, resources, resource templates and
+ * prompts of the upstream servers (through the expose allow-lists and the principal's own),
+ * the gateway's own status resources, and every call through the host's governed path —
+ * with a consent question to the calling client when policy asks, progress relayed, and the
+ * client's cancellation passed upstream.
+ */
+
+/** Who is calling: the authenticated principal (HTTP) or the local user (stdio). */
+export interface GatewayPrincipal {
+  readonly id: string;
+  allows(server: string, tool?: string): boolean;
+}
+
+export interface GatewayServerOptions {
+  readonly host: Host;
+  readonly principal: GatewayPrincipal;
+  readonly naming: NamingMode;
+  /** Globs: tools and prompts as `server/name`, resources by URI. */
+  readonly expose: {
+    readonly tools: readonly string[];
+    readonly resources: readonly string[];
+    readonly prompts: readonly string[];
+  };
+  /** `on`: a call policy asks about is put to the calling client first; `off`: the host's Inbox decides. */
+  readonly consent: 'on' | 'off';
+  readonly limits: InputLimits;
+  readonly idempotency: IdempotencyCache<CallToolResult>;
+}
+
+const CONSENT_KEY = 'consent';
+
+export function createGatewayServer(options: GatewayServerOptions): Server {
+  const { host, principal } = options;
+  const toolFilter = compileNameFilter(options.expose.tools);
+  const resourceFilter = compileNameFilter(options.expose.resources);
+  const promptFilter = compileNameFilter(options.expose.prompts);
+  const server = new Server(
+    { name: 'switchboard', version: '0.1.0' },
+    {
+      instructions: 'Switchboard: the tools, resources and prompts of several MCP servers, governed.',
+      capabilities: {
+        // A kind is advertised only when something of that kind may be exposed.
+        ...(options.expose.tools.length > 0 && { tools: { listChanged: true } }),
+        resources: { listChanged: true },
+        ...(options.expose.prompts.length > 0 && { prompts: { listChanged: true } }),
+      },
+    },
+  );
+
+  const tools = () => {
+    const all = exposedTools(host.catalog().tools, options.naming);
+    for (const [name, t] of all) {
+      if (!toolFilter(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
+        all.delete(name);
+    }
+    return all;
+  };
+  const prompts = () => {
+    const all = exposedPrompts(host.catalog().prompts, options.naming);
+    for (const [name, p] of all) {
+      if (!promptFilter(`${p.server}/${p.prompt.name}`) || !principal.allows(p.server)) all.delete(name);
+    }
+    return all;
+  };
+  const resources = () =>
+    host.catalog().resources.filter((r) => resourceFilter(r.item.uri) && principal.allows(r.server));
+  const templates = () =>
+    host
+      .catalog()
+      .resourceTemplates.filter((r) => resourceFilter(r.item.uriTemplate) && principal.allows(r.server));
+
+  server.setRequestHandler('tools/list', () => ({
+    tools: [...tools()].map(([name, t]) => ({ ...t.tool, name })),
+  }));
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const entry = tools().get(name);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const tooBig = checkInputCaps(args, options.limits);
+    if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
+    const consent = await consentFor(options, server, entry, args, ctx);
+    if ('inputRequired' in consent) return consent.inputRequired;
+    if ('refused' in consent) return errorResult(consent.refused);
+    const run = () => callUpstream(options, entry, args, ctx, consent.askApproval);
+    const key = ctx.mcpReq._meta?.idempotencyKey;
+    return typeof key === 'string' && key.length > 0 && key.length <= 200
+      ? options.idempotency.run(principal.id, key, run)
+      : run();
+  });
+
+  server.setRequestHandler('resources/list', () => ({
+    resources: [...ownResources(), ...resources().map((r) => r.item)],
+  }));
+  server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: [...ownResourceTemplates(), ...templates().map((r) => r.item)],
+  }));
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const uri = request.params.uri;
+    const own = ownResource(host, uri);
+    if (own) return own;
+    const owner =
+      resources().find((r) => r.item.uri === uri)?.server ??
+      templates().find((t) => new UriTemplate(t.item.uriTemplate).match(uri) !== null)?.server;
+    if (!owner || !resourceFilter(uri)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    }
+    return forwarded(() => host.readResource(owner, uri, { signal: ctx.mcpReq.signal }));
+  });
+
+  server.setRequestHandler('prompts/list', () => ({
+    prompts: [...prompts()].map(([name, p]) => ({ ...p.prompt, name })),
+  }));
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const found = prompts().get(request.params.name);
+    if (!found)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    return forwarded(() =>
+      host.getPrompt(found.server, found.prompt.name, request.params.arguments ?? {}, {
+        signal: ctx.mcpReq.signal,
+      }),
+    );
+  });
+
+  return server;
+}
+
+type Consent =
+  | { readonly askApproval?: AskApproval }
+  | { readonly inputRequired: InputRequiredResult }
+  | { readonly refused: string };
+
+/**
+ * The consent gate: when policy would ask about this call, the calling client is asked
+ * ("allow <server>.<tool> with …?") before any upstream work — as an `input_required`
+ * result (2026-07-28), which the SDK turns into an `elicitation/create` on a 2025 session.
+ * A client that cannot show a question is refused: consent fails closed.
+ */
+async function consentFor(
+  options: GatewayServerOptions,
+  server: Server,
+  entry: CatalogTool,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+): Promise<Consent> {
+  if (options.consent === 'off') return {};
+  const decision = await options.host.governor.decision(entry, options.principal.id);
+  if (decision.verdict !== 'ask') return {};
+  const answer = inputResponse(ctx.mcpReq.inputResponses, CONSENT_KEY);
+  if (answer.kind === 'missing') {
+    if (!clientCanElicit(server, ctx)) {
+      return {
+        refused: `${entry.server}.${entry.tool.name} needs your consent (${decision.reason}), but this client cannot ask you (it does not support elicitation); the call was refused. Use a client with elicitation, or have the gateway's operator allow the tool.`,
+      };
+    }
+    const preview = JSON.stringify(args);
+    return {
+      inputRequired: inputRequired({
+        inputRequests: {
+          [CONSENT_KEY]: inputRequired.elicit({
+            message: `Allow ${entry.server}.${entry.tool.name} with ${preview.length > 300 ? `${preview.slice(0, 299)}…` : preview}? (${decision.reason})`,
+            requestedSchema: { type: 'object', properties: {} },
+          }),
+        },
+      }),
+    };
+  }
+  const accepted = answer.kind === 'elicit' && answer.action === 'accept';
+  return {
+    askApproval: async () =>
+      accepted ? { approved: true, always: false } : { approved: false, reason: 'the client declined' },
+  };
+}
+
+function clientCanElicit(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as
+    | ClientCapabilities
+    | undefined;
+  return capabilities?.elicitation !== undefined;
+}
+
+async function callUpstream(
+  options: GatewayServerOptions,
+  entry: CatalogTool,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+  askApproval: AskApproval | undefined,
+): Promise<CallToolResult> {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  try {
+    const result = await options.host.callTool(entry.name, args, {
+      session: options.principal.id,
+      signal: ctx.mcpReq.signal,
+      ...(askApproval && { askApproval }),
+      ...(progressToken !== undefined && {
+        onProgress: (progress) =>
+          void ctx.mcpReq
+            .notify({ method: 'notifications/progress', params: { progressToken, ...progress } })
+            .catch(() => undefined),
+      }),
+    });
+    return result.raw;
+  } catch (error) {
+    // Policy and approval outcomes are answers the model should read; the rest are errors.
+    if (isSwitchboardError(error, 'POLICY_DENIED') || isSwitchboardError(error, 'APPROVAL_DECLINED')) {
+      return errorResult(error.message);
+    }
+    throw toProtocolError(error);
+  }
+}
+
+async function forwarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toProtocolError(error);
+  }
+}
+
+/** An upstream's JSON-RPC error keeps its code across the hop; our own errors become internal errors with their message. */
+function toProtocolError(error: unknown): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  if (isSwitchboardError(error)) {
+    const rpc = error.details.rpcCode;
+    return new ProtocolError(typeof rpc === 'number' ? rpc : ProtocolErrorCode.InternalError, error.message, {
+      code: error.code,
+    });
+  }
+  return new ProtocolError(ProtocolErrorCode.InternalError, describeError(error));
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
