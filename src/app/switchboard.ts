@@ -30,6 +30,8 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     dataDir: options.dataDir ?? join(homeDir, '.switchboard'),
     servers: config.servers,
     sources: config.sources,
+    // The config file's governance, unless the embedding app chose its own.
+    governance: { ...config.governance, ...options.governance },
   });
   return { host, config, close: () => host.close() };
 }

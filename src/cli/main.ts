@@ -13,6 +13,7 @@ import {
   exitCodeOf,
   UsageError,
 } from './cli-context.js';
+import { SERVE_USAGE, serveCommand } from './serve-command.js';
 
 /**
  * The `switchboard` command: global options, then one verb, each in its own
@@ -24,6 +25,7 @@ type Verb = { readonly run: (ctx: CliContext) => Promise<ExitCode>; readonly usa
 
 const VERBS: Readonly<Record<string, Verb>> = {
   auth: { run: authCommand, usage: AUTH_USAGE },
+  serve: { run: serveCommand, usage: SERVE_USAGE },
 };
 
 const USAGE = `usage: switchboard [--config DIR] [--data-dir DIR] [--json] [--quiet] [--verbose] <verb> …

@@ -1,0 +1,65 @@
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Host } from '../../host/host.js';
+import { createGatewayServer, type GatewayServerOptions } from '../mcp/gateway-server.js';
+
+/**
+ * The gateway over stdio, for clients that spawn their servers (Claude Desktop, IDEs): one
+ * connection, whichever era it opens with (the SDK's `serveStdio` pins it), served for the
+ * local user — the person who started the process, so every server and tool is theirs to
+ * reach; policy and consent still apply. Catalog changes become list-changed notifications.
+ */
+export interface StdioGatewayOptions extends Omit<GatewayServerOptions, 'host' | 'principal'> {
+  readonly input?: NodeJS.ReadableStream;
+  readonly output?: NodeJS.WritableStream;
+  readonly onerror?: (error: Error) => void;
+}
+
+export interface StdioGateway {
+  /** Resolves when the client closes the connection. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export const LOCAL_PRINCIPAL = { id: 'local', allows: () => true } as const;
+
+export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): StdioGateway {
+  const servers: ReturnType<typeof createGatewayServer>[] = [];
+  let done!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const transport = new StdioServerTransport(
+    (options.input ?? process.stdin) as NodeJS.ReadStream,
+    (options.output ?? process.stdout) as NodeJS.WriteStream,
+  );
+  const previous = transport.onclose;
+  transport.onclose = () => {
+    previous?.();
+    done();
+  };
+  (options.input ?? process.stdin).once('end', () => done());
+  const onCatalog = () => {
+    for (const server of servers) {
+      void server.sendToolListChanged().catch(() => undefined);
+      void server.sendPromptListChanged().catch(() => undefined);
+      void server.sendResourceListChanged().catch(() => undefined);
+    }
+  };
+  host.on('catalog', onCatalog);
+  const handle = serveStdio(
+    () => {
+      const server = createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL });
+      servers.push(server);
+      return server;
+    },
+    { transport, ...(options.onerror && { onerror: options.onerror }) },
+  );
+  return {
+    closed,
+    close: async () => {
+      host.off('catalog', onCatalog);
+      await handle.close();
+      done();
+    },
+  };
+}
