@@ -11,11 +11,8 @@ export interface InputLimits {
 }
 
 export function checkInputCaps(args: unknown, limits: InputLimits): string | undefined {
-  const bytes = Buffer.byteLength(JSON.stringify(args ?? {}));
-  if (bytes > limits.argumentBytes) {
-    return `the arguments are ${bytes} bytes; the gateway accepts at most ${limits.argumentBytes}`;
-  }
-  // Iterative walk: a deep value must not overflow our own stack while being checked.
+  // Depth first, iteratively: stringifying a 100,000-level value to measure it would overflow
+  // the stack — ours, not the client's.
   const stack: { value: unknown; depth: number }[] = [{ value: args, depth: 0 }];
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;
@@ -29,6 +26,10 @@ export function checkInputCaps(args: unknown, limits: InputLimits): string | und
     if (depth >= limits.depth) return `the arguments nest deeper than ${limits.depth} levels`;
     for (const child of Array.isArray(value) ? value : Object.values(value))
       stack.push({ value: child, depth: depth + 1 });
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(args ?? {}));
+  if (bytes > limits.argumentBytes) {
+    return `the arguments are ${bytes} bytes; the gateway accepts at most ${limits.argumentBytes}`;
   }
   return undefined;
 }
