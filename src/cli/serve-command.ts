@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createSwitchboard } from '../app/switchboard.js';
+import { resolveGateway } from '../core/config/gateway-config.js';
+import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { IdempotencyCache } from '../gateway/mcp/idempotency.js';
 import { serveGatewayStdio } from '../gateway/stdio/serve-stdio.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
@@ -9,18 +11,25 @@ import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.
  * a client that spawns it (and writes nothing else there: messages go to stderr); it exits
  * when the client closes the connection, closing every upstream server.
  */
-export const SERVE_USAGE = `usage: switchboard serve --stdio
-  Serves every configured server as one MCP server on stdin/stdout (for clients that spawn
-  their servers). Policy and consent apply; a call that policy asks about is put to the client.`;
+export const SERVE_USAGE = `usage: switchboard serve [--host H] [--port N] [--insecure] | --stdio
+  Serves every configured server as one MCP server: over Streamable HTTP at
+  http://127.0.0.1:7777/mcp (both protocol eras; the "gateway" section of switchboard.json
+  sets auth, limits and allow-lists), or on stdin/stdout with --stdio for clients that spawn
+  their servers. Policy and consent apply; a call that policy asks about is put to the client.
+  Binding anything but loopback without authentication is refused unless --insecure.`;
 
 export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
   const { values } = parseArgs({
     args: [...ctx.args],
-    options: { stdio: { type: 'boolean', default: false } },
+    options: {
+      stdio: { type: 'boolean', default: false },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      insecure: { type: 'boolean', default: false },
+    },
     strict: true,
   });
-  if (!values.stdio)
-    throw new UsageError('serve needs --stdio for now (the HTTP listener comes with its security chain).');
+  if (!values.stdio) return serveHttp(ctx, values);
   const switchboard = await createSwitchboard({
     projectDir: ctx.projectDir,
     homeDir: ctx.homeDir,
@@ -44,6 +53,46 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
   await gateway.closed;
+  await switchboard.close();
+  return EXIT.ok;
+}
+
+async function serveHttp(
+  ctx: CliContext,
+  flags: { host?: string | undefined; port?: string | undefined; insecure?: boolean | undefined },
+): Promise<ExitCode> {
+  const port = flags.port === undefined ? undefined : Number(flags.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+    throw new UsageError(`--port must be a port number (0 picks a free one), not "${flags.port}".`);
+  }
+  const switchboard = await createSwitchboard({
+    projectDir: ctx.projectDir,
+    homeDir: ctx.homeDir,
+    dataDir: ctx.dataDir,
+  });
+  const base = resolveGateway(switchboard.config.gateway);
+  const settings = {
+    ...base,
+    ...(flags.host !== undefined && { host: flags.host }),
+    ...(port !== undefined && { port }),
+    ...(flags.insecure && { insecure: true }),
+  };
+  let gateway: HttpGateway;
+  try {
+    gateway = await startHttpGateway(switchboard.host, settings, { env: ctx.env });
+  } catch (error) {
+    await switchboard.close();
+    throw error;
+  }
+  // One machine-readable line on stdout (scripts and tests wait for it); the rest on stderr.
+  ctx.out(ctx.json ? JSON.stringify({ listening: gateway.url }) : `listening ${gateway.url}`);
+  if (!ctx.quiet)
+    ctx.err(`Switchboard gateway at ${gateway.url} (auth: ${settings.auth.mode}). Ctrl-C stops it.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await gateway.close();
   await switchboard.close();
   return EXIT.ok;
 }

@@ -8,6 +8,27 @@ export {
   parseConfigText,
 } from './config/config-file.js';
 export type {
+  GatewayAuthConfig,
+  GatewayAuthMode,
+  GatewayConfig,
+  GatewayJwtConfig,
+  GatewayLimits,
+  GatewaySection,
+  GatewayTokenConfig,
+  JwtAlgorithm,
+  RateLimitConfig,
+  ResourceMetadataConfig,
+} from './config/gateway-config.js';
+export {
+  DEFAULT_GATEWAY,
+  gatewaySchema,
+  hashToken,
+  JWT_ALGORITHMS,
+  mergeGateway,
+  parseGateway,
+  resolveGateway,
+} from './config/gateway-config.js';
+export type {
   ApprovalModeName,
   GovernanceConfig,
   ProfileName,

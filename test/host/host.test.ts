@@ -177,7 +177,7 @@ describe('Host', () => {
 });
 
 describe('Host when a server dies mid-call', () => {
-  it('fails the call within 100 ms, drops its tools, and brings it back', async () => {
+  it('fails the call at once (not at its timeout), drops its tools, and brings it back', async () => {
     host = await Host.create({
       dataDir,
       governance: FULL_AUTO,
@@ -193,6 +193,7 @@ describe('Host when a server dies mid-call', () => {
         'mcp__kitchen__slow',
         { ms: 30_000 },
         {
+          timeoutMs: 20_000,
           onProgress: () => {
             killedAt = performance.now();
             process.kill(pid, 'SIGKILL');
@@ -205,7 +206,9 @@ describe('Host when a server dies mid-call', () => {
       );
     const failedAfter = performance.now() - killedAt;
     expect(error.code).toBe('UPSTREAM_DISCONNECTED');
-    expect(failedAfter).toBeLessThan(100);
+    // Typically a few ms; the bound only has to tell "at once" from "at the 20 s timeout" on a
+    // loaded machine (speed itself is for benchmarks, not unit tests).
+    expect(failedAfter).toBeLessThan(5_000);
     // Its tools leave the catalog while it is away, and come back with it.
     await until(host, (s) => s[0]?.state !== 'connected');
     const deadline = Date.now() + 5000;

@@ -9,6 +9,7 @@ import {
   serverEntryFieldsSchema,
 } from '../server-config.js';
 import { closestName } from './did-you-mean.js';
+import { type GatewaySection, gatewaySchema, mergeGateway, parseGateway } from './gateway-config.js';
 import {
   type GovernanceConfig,
   governanceSchema,
@@ -35,6 +36,7 @@ export const configFileSchema = z
       .optional()
       .describe('Upstream MCP servers, keyed by name (letters, digits, "_", "." and "-").'),
     governance: governanceSchema.optional(),
+    gateway: gatewaySchema.optional(),
   })
   .describe('Switchboard configuration: switchboard.json (project) or ~/.switchboard/config.json (user).');
 
@@ -43,9 +45,11 @@ export interface ConfigFile {
   readonly servers: readonly ServerConfig[];
   /** The fields the file sets; defaults are applied where the settings are used. */
   readonly governance?: Partial<GovernanceConfig>;
+  /** The gateway fields the file sets; `resolveGateway` applies the defaults. */
+  readonly gateway?: GatewaySection;
 }
 
-const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance'] as const;
+const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance', 'gateway'] as const;
 
 /** Plain words for jsonc-parser's error codes (by their printed name). */
 const PARSE_PROBLEMS: Readonly<Record<string, string>> = {
@@ -122,7 +126,7 @@ export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
       key,
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
-        : 'unknown field. Remove it; a config file holds only "$schema", "servers" and "governance".',
+        : 'unknown field. Remove it; a config file holds only "$schema", "servers", "governance" and "gateway".',
     );
   }
   if (raw.$schema !== undefined && typeof raw.$schema !== 'string') {
@@ -135,6 +139,7 @@ export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
   return {
     servers: Object.entries(servers).map(([name, entry]) => normalizeNamedEntry(name, entry, file)),
     ...(raw.governance !== undefined && { governance: parseGovernance(raw.governance, file) }),
+    ...(raw.gateway !== undefined && { gateway: parseGateway(raw.gateway, file) }),
   };
 }
 
@@ -177,8 +182,10 @@ export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile 
   const merged = user.servers.map((s) => byName.get(s.name) ?? s);
   const userNames = new Set(user.servers.map((s) => s.name));
   const governance = mergeGovernance(user.governance ?? {}, project.governance ?? {});
+  const gateway = mergeGateway(user.gateway ?? {}, project.gateway ?? {});
   return {
     servers: [...merged, ...project.servers.filter((s) => !userNames.has(s.name))],
     ...(Object.keys(governance).length > 0 && { governance }),
+    ...(Object.keys(gateway).length > 0 && { gateway }),
   };
 }

@@ -1,0 +1,84 @@
+/**
+ * The types every step of the gateway's HTTP chain shares: the per-request context, the
+ * principal that authentication puts on it, and the handler and middleware shapes. Requests
+ * and responses are the web-standard `Request` and `Response`, so the chain runs under
+ * `node:http` through an adapter and in tests by calling it with `new Request(…)`.
+ */
+
+/** Server and tool globs a principal may use; `['*']` is everything, `[]` is nothing. */
+export interface PrincipalGrants {
+  readonly servers: readonly string[];
+  /** A glob without "/" matches a tool name on any allowed server; "server/tool" names both. */
+  readonly tools: readonly string[];
+}
+
+/**
+ * Who is calling, as authentication established it. The MCP layer asks `allows(server, tool)`
+ * before it lists or calls anything; `allows(server)` says whether any tool of that server
+ * could be allowed (for listing servers and their resources).
+ */
+export interface Principal {
+  readonly id: string;
+  readonly kind: 'anonymous' | 'token' | 'jwt';
+  readonly grants: PrincipalGrants;
+  allows(server: string, tool?: string): boolean;
+  /** The verified JWT claims (kind `jwt` only). */
+  readonly claims?: Readonly<Record<string, unknown>>;
+}
+
+/** One finished request, as the access log records it. Never headers or bodies. */
+export interface AccessLogEntry {
+  readonly at: Date;
+  readonly id: string;
+  readonly method: string;
+  /** The URL path only: a query string could carry a token. */
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly principal?: string;
+  readonly remoteAddress: string;
+}
+
+/** Where the chain reports: one access line per request, warnings, and failures with details. */
+export interface GatewayLogger {
+  access(entry: AccessLogEntry): void;
+  warn(message: string): void;
+  /** A failure whose details the client was not shown (the client gets the request id). */
+  error(message: string, error?: unknown): void;
+}
+
+/**
+ * The state of one request as it goes down the chain. Steps may replace `request` (the body
+ * cap hands on a request whose body is the bytes it read; the timeout one whose signal is
+ * `signal`), so the handler can pass `ctx.request` to a web-standard MCP handler as is.
+ */
+export interface GatewayContext {
+  request: Request;
+  /** Set by the request-id step: the caller's `X-Request-Id` when safe, else a fresh one. */
+  id: string;
+  readonly remoteAddress: string;
+  /** The local port the connection arrived on, when the adapter knows it. */
+  readonly localPort?: number;
+  readonly startedAt: number;
+  principal?: Principal;
+  /** Aborts when the client goes away or the request times out. */
+  signal: AbortSignal;
+  /** The request body, read once (and capped) by the body-cap step; absent for no body. */
+  body?: Uint8Array;
+  readonly log: GatewayLogger;
+}
+
+/** The innermost step: turns a request into a response. */
+export type Handler = (ctx: GatewayContext) => Promise<Response>;
+
+/** One step of the chain: answers itself, or calls `next` and may change what it returns. */
+export type Middleware = (ctx: GatewayContext, next: () => Promise<Response>) => Promise<Response>;
+
+/** What the adapter knows about the connection a request came on. */
+export interface ConnectionInfo {
+  readonly remoteAddress: string;
+  readonly localPort?: number;
+}
+
+/** A whole chain: web request in, web response out. Never throws. */
+export type WebHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;

@@ -1,0 +1,62 @@
+import type { Middleware } from '../context.js';
+import { HttpError } from '../http-error.js';
+
+/**
+ * Reads the request body once, refusing it with 413 as soon as more than `maxBytes` arrived.
+ * A `Content-Length` above the cap is refused before reading, but the count is kept while
+ * reading too: the header can lie, and a chunked body has none. Downstream steps get the bytes
+ * as `ctx.body` and a `ctx.request` whose body is those bytes, so nothing reads the socket
+ * twice and nothing after this step can be made to buffer more than the cap.
+ */
+export function bodyCap(options: { maxBytes: number }): Middleware {
+  const { maxBytes } = options;
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      `The request body is larger than this gateway accepts (${maxBytes} bytes). Send less.`,
+    );
+  return async (ctx, next) => {
+    const { request } = ctx;
+    if (request.body === null) return next();
+    const declared = request.headers.get('content-length');
+    if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+      await request.body.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    const body = await readCapped(request.body, maxBytes);
+    if (body === undefined) throw tooLarge();
+    const headers = new Headers(request.headers);
+    headers.set('content-length', String(body.byteLength));
+    headers.delete('transfer-encoding');
+    ctx.body = body;
+    ctx.request = new Request(request.url, { method: request.method, headers, body, signal: ctx.signal });
+    return next();
+  };
+}
+
+/** The whole stream, or undefined (and the stream cancelled) once it passes `maxBytes`. */
+async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}

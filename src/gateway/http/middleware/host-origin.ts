@@ -1,0 +1,54 @@
+import { isLoopbackHost } from '../addresses.js';
+import type { Middleware } from '../context.js';
+import { HttpError } from '../http-error.js';
+
+export interface HostOriginOptions {
+  /** The port the gateway listens on, when the connection does not say (in-process calls). */
+  readonly port: number;
+  /** Host header values allowed besides loopback names with the listening port. */
+  readonly allowedHosts: readonly string[];
+  /** Browser origins allowed besides loopback ones. */
+  readonly allowedOrigins: readonly string[];
+}
+
+/**
+ * DNS rebinding protection (MCP transports spec, "Security Warning"): a web page whose name
+ * was re-pointed at 127.0.0.1 still sends its own name in `Host`, so `Host` must be a loopback
+ * name or IP with the listening port, or listed in `allowedHosts`. An `Origin` header, sent by
+ * browsers, must be a loopback origin or listed in `allowedOrigins`; `Origin: null` (sandboxed
+ * frames, files) is refused. Anything else is 403.
+ */
+export function hostOrigin(options: HostOriginOptions): Middleware {
+  const hosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  const origins = new Set(options.allowedOrigins.map((o) => new URL(o).origin));
+  const hostAllowed = (host: string, port: number): boolean => {
+    const lower = host.toLowerCase();
+    if (hosts.has(lower)) return true;
+    const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(lower);
+    if (!match) return false;
+    return isLoopbackHost(match[1]!) && Number(match[2] ?? '80') === port;
+  };
+  const originAllowed = (origin: string): boolean => {
+    if (!URL.canParse(origin)) return false;
+    const url = new URL(origin);
+    if (origins.has(url.origin)) return true;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
+  };
+  return async (ctx, next) => {
+    const host = ctx.request.headers.get('host') ?? new URL(ctx.request.url).host;
+    if (!hostAllowed(host, ctx.localPort ?? options.port)) {
+      throw new HttpError(
+        403,
+        `Host ${JSON.stringify(host.slice(0, 100))} is not allowed. Connect through localhost, or add the host to gateway.allowedHosts.`,
+      );
+    }
+    const origin = ctx.request.headers.get('origin');
+    if (origin !== null && !originAllowed(origin)) {
+      throw new HttpError(
+        403,
+        `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed. Add it to gateway.allowedOrigins if it should be.`,
+      );
+    }
+    return next();
+  };
+}

@@ -1,0 +1,46 @@
+import { rateLimitKey } from '../addresses.js';
+import type { GatewayContext, Middleware } from '../context.js';
+import { HttpError } from '../http-error.js';
+import { TokenBuckets } from '../token-bucket.js';
+
+export interface RateLimitOptions {
+  /** Whose bucket a request takes from: its address, or its authenticated principal. */
+  readonly by: 'ip' | 'principal';
+  readonly burst: number;
+  readonly perSecond: number;
+  /** Most buckets held at once (LRU beyond that). Default 10 000. */
+  readonly maxKeys?: number;
+  /** Milliseconds; default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * A token-bucket rate limit: over it, 429 with `Retry-After` in seconds (RFC 6585 §4). By
+ * address, an IPv6 client counts as its /64. By principal, the step must run after
+ * authentication; placed before it, it fails loudly rather than limit nobody.
+ */
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const buckets = new TokenBuckets({
+    burst: options.burst,
+    perSecond: options.perSecond,
+    ...(options.maxKeys !== undefined && { maxKeys: options.maxKeys }),
+    ...(options.now !== undefined && { now: options.now }),
+  });
+  const keyOf = (ctx: GatewayContext): string => {
+    if (options.by === 'ip') return rateLimitKey(ctx.remoteAddress);
+    if (ctx.principal === undefined) throw new Error('The principal rate limit runs before authentication.');
+    return `${ctx.principal.kind}:${ctx.principal.id}`;
+  };
+  const whose = options.by === 'ip' ? 'this address' : 'this principal';
+  return async (ctx, next) => {
+    const result = buckets.take(keyOf(ctx));
+    if (!result.ok) {
+      throw new HttpError(
+        429,
+        `Too many requests from ${whose}. Retry after ${result.retryAfterSeconds} s.`,
+        { headers: { 'Retry-After': String(result.retryAfterSeconds) } },
+      );
+    }
+    return next();
+  };
+}

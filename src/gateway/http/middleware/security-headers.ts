@@ -1,0 +1,27 @@
+import type { Middleware } from '../context.js';
+import { withHeaders } from '../response-headers.js';
+
+/**
+ * The headers every gateway response carries. Nothing the gateway sends is meant to be
+ * cached, sniffed as another type, framed, or to leak the URL in a Referer; the CSP makes any
+ * HTML a response might hold inert (no scripts, styles, frames, forms or base URL).
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Content-Security-Policy':
+    "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+};
+
+/** Sets the security headers on `response`, replacing any of the same name. */
+export function applySecurityHeaders(response: Response): Response {
+  return withHeaders(response, SECURITY_HEADERS);
+}
+
+/** Adds the security headers to whatever the rest of the chain answers. */
+export function securityHeaders(): Middleware {
+  return async (_ctx, next) => applySecurityHeaders(await next());
+}

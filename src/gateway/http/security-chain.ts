@@ -1,0 +1,148 @@
+import type { GatewayConfig } from '../../core/config/gateway-config.js';
+import { SwitchboardError } from '../../core/errors.js';
+import { streamLogger } from './access-log.js';
+import { isLoopbackHost } from './addresses.js';
+import { compose } from './compose.js';
+import type { GatewayContext, GatewayLogger, Handler, Middleware, WebHandler } from './context.js';
+import { HttpError, RPC_INTERNAL_ERROR } from './http-error.js';
+import { authenticate } from './middleware/authenticate.js';
+import { authorize } from './middleware/authorize.js';
+import { bodyCap } from './middleware/body-cap.js';
+import { hostOrigin } from './middleware/host-origin.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { requestTimeout, type Schedule } from './middleware/request-timeout.js';
+import { applySecurityHeaders, securityHeaders } from './middleware/security-headers.js';
+
+export interface SecurityChainOptions {
+  /** Where the listener is bound: decides whether `auth.mode: none` is allowed at all. */
+  readonly bind: { readonly host: string; readonly port: number };
+  /** Default: lines on standard error. */
+  readonly log?: GatewayLogger;
+  /** For `${VAR}` in the JWT secret; default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Milliseconds: rate limits, JWT times and the access log's durations. Default `Date.now`. */
+  readonly now?: () => number;
+  /** How the request timeout waits; default real timers. */
+  readonly schedule?: Schedule;
+}
+
+/**
+ * Builds the gateway's HTTP security chain around `handler` (the MCP endpoint), as one web
+ * handler: `(request, { remoteAddress }) → Response`. Throws CONFIG_INVALID when the settings
+ * would expose the catalog to other machines without authentication and `insecure` is not
+ * set; with `insecure` it only warns. The order of the steps, and why, is in the list below.
+ */
+export function buildSecurityChain(
+  settings: GatewayConfig,
+  handler: Handler,
+  options: SecurityChainOptions,
+): WebHandler {
+  const log = options.log ?? streamLogger();
+  const now = options.now ?? Date.now;
+  const insecure = checkExposure(settings, options.bind, log);
+
+  const steps: Middleware[] = [
+    // 1. Request id and access log first, so that every answer, including every refusal
+    //    below, carries an id and leaves exactly one log line.
+    requestId({ now }),
+    // 2. Body cap before anything reads or parses the body: no later step can be made to
+    //    buffer more than limits.bodyBytes, whatever Content-Length claims.
+    bodyCap({ maxBytes: settings.limits.bodyBytes }),
+    // 3. Host and Origin before any step that says anything about the gateway: a page that
+    //    rebound its DNS name to 127.0.0.1 learns nothing, not even whether a token is needed.
+    hostOrigin({
+      port: options.bind.port,
+      allowedHosts: settings.allowedHosts,
+      allowedOrigins: settings.allowedOrigins,
+    }),
+    // 4. Security headers on every response from here inwards (refusals made above get the
+    //    same headers where errors become responses, in errorResponse below).
+    securityHeaders(),
+    // 5. The per-address rate limit before authentication, so guessing tokens, and making the
+    //    gateway fetch an issuer's keys, is throttled like any other request.
+    rateLimit({ by: 'ip', ...settings.rateLimit.perIp, now }),
+    // 6. Authentication: who is calling (the RFC 9728 metadata document is answered here,
+    //    without a token, since clients need it to get one).
+    authenticate({
+      auth: settings.auth,
+      path: settings.path,
+      insecure,
+      ...(options.env && { env: options.env }),
+      now,
+    }),
+    // 7. The per-principal rate limit needs the principal, so it sits right after
+    //    authentication: the issue's "rate limits → authentication" holds for the address
+    //    limit, and a token shared across many addresses is still held to one budget.
+    rateLimit({ by: 'principal', ...settings.rateLimit.perPrincipal, now }),
+    // 8. Authorization: a principal that may use nothing is refused before any MCP work.
+    authorize(),
+    // 9. The timeout last, so it measures the handler alone and aborts ctx.signal for it.
+    requestTimeout({
+      ms: settings.limits.requestTimeoutMs,
+      ...(options.schedule && { schedule: options.schedule }),
+    }),
+  ];
+  const run = compose(steps, handler, errorResponse);
+  return (request, info) =>
+    run({
+      request,
+      id: '',
+      remoteAddress: info.remoteAddress,
+      ...(info.localPort !== undefined && { localPort: info.localPort }),
+      startedAt: now(),
+      signal: request.signal,
+      log,
+    });
+}
+
+/**
+ * Refuses anonymous access from other machines unless `insecure`; returns whether anonymous
+ * access from other machines is allowed.
+ */
+function checkExposure(settings: GatewayConfig, bind: { host: string }, log: GatewayLogger): boolean {
+  if (settings.auth.mode !== 'none' || isLoopbackHost(bind.host)) return false;
+  if (!settings.insecure) {
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      `The gateway would listen on ${bind.host} without authentication, so anyone who can reach it could use every tool. ` +
+        'Set gateway.auth (bearer tokens or JWT), listen on 127.0.0.1, or pass --insecure if that is really meant.',
+      { details: { field: 'gateway.auth.mode', host: bind.host } },
+    );
+  }
+  log.warn(
+    `The gateway listens on ${bind.host} without authentication (--insecure): anyone who can reach it can use every tool it exposes.`,
+  );
+  return true;
+}
+
+/** A JSON-RPC error response (JSON-RPC 2.0 §5: `id` is null when the request's is unknown). */
+function rpcErrorResponse(
+  status: number,
+  code: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
+  const response = Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers });
+  return applySecurityHeaders(response);
+}
+
+/**
+ * The one place where thrown errors become responses. An HttpError says its own status,
+ * message and headers; a request whose client left (or that timed out and was answered
+ * already) gets a bodiless 499 nobody reads; anything else is a 500 that shows the client only
+ * the request id, while the log gets the error and its stack.
+ */
+function errorResponse(error: unknown, ctx: GatewayContext): Response {
+  if (error instanceof HttpError) {
+    if (error.status >= 500) ctx.log.error(`request ${ctx.id}: ${error.message}`, error.cause ?? error);
+    return rpcErrorResponse(error.status, error.rpcCode, error.message, error.headers);
+  }
+  if (ctx.signal.aborted) return applySecurityHeaders(new Response(null, { status: 499 }));
+  ctx.log.error(`request ${ctx.id} failed`, error);
+  return rpcErrorResponse(
+    500,
+    RPC_INTERNAL_ERROR,
+    `Internal error. The gateway log has the details under request id ${ctx.id}.`,
+  );
+}

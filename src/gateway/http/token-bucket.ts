@@ -1,0 +1,68 @@
+/**
+ * Token buckets keyed by address or principal. Each key holds up to `burst` tokens, refilled
+ * continuously at `perSecond`; a request takes one. The keys live in a map bounded to
+ * `maxKeys` with least-recently-used eviction, so a flood of new addresses costs a fixed
+ * amount of memory (an evicted key comes back with a full bucket, which only ever errs on
+ * the side of letting a request through). Pure: the clock is injected.
+ */
+
+export interface TokenBucketOptions {
+  readonly burst: number;
+  readonly perSecond: number;
+  /** Most keys held at once. Default 10 000. */
+  readonly maxKeys?: number;
+  /** Milliseconds; default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The answer for one request: allowed, or refused with how long to wait. */
+export type TakeResult = { readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export const DEFAULT_MAX_KEYS = 10_000;
+
+export class TokenBuckets {
+  readonly #burst: number;
+  readonly #perMs: number;
+  readonly #maxKeys: number;
+  readonly #now: () => number;
+  // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(options: TokenBucketOptions) {
+    this.#burst = options.burst;
+    this.#perMs = options.perSecond / 1000;
+    this.#maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Takes a token for `key`, or says how many whole seconds until one is there. */
+  take(key: string): TakeResult {
+    const now = this.#now();
+    const bucket = this.#buckets.get(key) ?? { tokens: this.#burst, at: now };
+    this.#buckets.delete(key);
+    bucket.tokens = Math.min(this.#burst, bucket.tokens + Math.max(0, now - bucket.at) * this.#perMs);
+    bucket.at = now;
+    this.#buckets.set(key, bucket);
+    if (this.#buckets.size > this.#maxKeys) {
+      const oldest = this.#buckets.keys().next();
+      if (!oldest.done) this.#buckets.delete(oldest.value);
+    }
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { ok: true };
+    }
+    const waitMs = (1 - bucket.tokens) / this.#perMs;
+    // Retry-After is whole seconds (RFC 9110 §10.2.3); rounding up never invites an early retry.
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  }
+
+  /** How many keys are held (for tests and metrics). */
+  get size(): number {
+    return this.#buckets.size;
+  }
+}

@@ -1,0 +1,100 @@
+import type {
+  AccessLogEntry,
+  GatewayContext,
+  GatewayLogger,
+  Middleware,
+} from '../../../src/gateway/http/context.js';
+import { HttpError } from '../../../src/gateway/http/http-error.js';
+
+/** A logger that keeps what it is told, for assertions. */
+export interface RecordingLogger extends GatewayLogger {
+  readonly accessed: AccessLogEntry[];
+  readonly warnings: string[];
+  readonly errors: { message: string; error: unknown }[];
+}
+
+export function recordingLogger(): RecordingLogger {
+  const accessed: AccessLogEntry[] = [];
+  const warnings: string[] = [];
+  const errors: { message: string; error: unknown }[] = [];
+  return {
+    accessed,
+    warnings,
+    errors,
+    access: (entry) => accessed.push(entry),
+    warn: (message) => warnings.push(message),
+    error: (message, error) => errors.push({ message, error }),
+  };
+}
+
+/** A context as the chain would make it, for running one middleware alone. */
+export function contextFor(request: Request, overrides: Partial<GatewayContext> = {}): GatewayContext {
+  return {
+    request,
+    id: 'test-id',
+    remoteAddress: '127.0.0.1',
+    startedAt: 0,
+    signal: request.signal,
+    log: recordingLogger(),
+    ...overrides,
+  };
+}
+
+/** Runs one middleware with a `next` that answers 200 and counts its calls. */
+export async function runStep(
+  step: Middleware,
+  ctx: GatewayContext,
+  answer: (ctx: GatewayContext) => Promise<Response> = async () => new Response('ok'),
+): Promise<{ response?: Response; error?: HttpError; nextCalls: number }> {
+  let nextCalls = 0;
+  try {
+    const response = await step(ctx, () => {
+      nextCalls += 1;
+      return answer(ctx);
+    });
+    return { response, nextCalls };
+  } catch (error) {
+    if (error instanceof HttpError) return { error, nextCalls };
+    throw error;
+  }
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = 1_900_000_000_000): { now: () => number; advance: (ms: number) => void } {
+  let current = start;
+  return { now: () => current, advance: (ms) => (current += ms) };
+}
+
+/** A body stream that yields `chunks` and has no length (like a chunked upload). */
+export function chunkedBody(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream({
+    pull(controller) {
+      const chunk = chunks[index++];
+      if (chunk === undefined) controller.close();
+      else controller.enqueue(chunk);
+    },
+  });
+}
+
+/** A timer source the test fires by hand. */
+export function manualSchedule(): {
+  schedule: (fire: () => void, ms: number) => () => void;
+  timers: { ms: number; cancelled: boolean; fire: () => void }[];
+  fireAll: () => void;
+} {
+  const timers: { ms: number; cancelled: boolean; fire: () => void }[] = [];
+  return {
+    timers,
+    schedule: (fire, ms) => {
+      const timer = { ms, cancelled: false, fire };
+      timers.push(timer);
+      return () => {
+        timer.cancelled = true;
+      };
+    },
+    fireAll: () => {
+      for (const timer of timers) if (!timer.cancelled) timer.fire();
+    },
+  };
+}
