@@ -414,6 +414,15 @@ export class Host extends TypedEmitter<HostEvents> {
     return { ...result, messages };
   }
 
+  /**
+   * Asks `server` for completions (`completion/complete`, for a prompt argument or a resource
+   * template variable). Sent through the connection's escape hatch: the params and result
+   * pass through unchanged.
+   */
+  complete(server: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<unknown> {
+    return this.connected(server).request('completion/complete', params, (raw) => raw, options);
+  }
+
   /** The audit log, newest first: every decision and call. */
   audit(query: Parameters<Store['audit']['query']>[0] = {}): Promise<AuditPage> {
     return this.store.audit.query(query);

@@ -27,7 +27,7 @@ describe('gateway config', () => {
       path: '/mcp',
       insecure: false,
       auth: { mode: 'none' },
-      rateLimit: { perIp: { burst: 60, perSecond: 20 } },
+      rateLimit: { perIp: { burst: 500, perSecond: 100 } },
       limits: { bodyBytes: 1_048_576, argumentBytes: 262_144, depth: 32, stringLength: 100_000 },
       names: 'namespaced',
       consent: 'on',

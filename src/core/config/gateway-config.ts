@@ -140,7 +140,9 @@ export const DEFAULT_GATEWAY: GatewayConfig = {
   auth: { mode: 'none' },
   allowedOrigins: [],
   allowedHosts: [],
-  rateLimit: { perIp: { burst: 60, perSecond: 20 }, perPrincipal: { burst: 120, perSecond: 40 } },
+  // Generous enough for an agent's bursts of parallel calls and a client's start-up listing;
+  // tight enough that a flood from one address or one token is cut off within a second.
+  rateLimit: { perIp: { burst: 500, perSecond: 100 }, perPrincipal: { burst: 1000, perSecond: 200 } },
   limits: {
     bodyBytes: 1024 * 1024,
     argumentBytes: 256 * 1024,

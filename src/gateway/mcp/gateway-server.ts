@@ -7,6 +7,7 @@ import {
   inputResponse,
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
   type ServerContext,
   UriTemplate,
@@ -66,8 +67,10 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
       capabilities: {
         // A kind is advertised only when something of that kind may be exposed.
         ...(options.expose.tools.length > 0 && { tools: { listChanged: true } }),
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         ...(options.expose.prompts.length > 0 && { prompts: { listChanged: true } }),
+        completions: {},
+        logging: {},
       },
     },
   );
@@ -128,10 +131,42 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     const owner =
       resources().find((r) => r.item.uri === uri)?.server ??
       templates().find((t) => new UriTemplate(t.item.uriTemplate).match(uri) !== null)?.server;
-    if (!owner || !resourceFilter(uri)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-    }
+    if (!owner || !resourceFilter(uri)) throw new ResourceNotFoundError(uri);
     return forwarded(() => host.readResource(owner, uri, { signal: ctx.mcpReq.signal }));
+  });
+
+  // Subscriptions are accepted and remembered per instance; the upstream's update
+  // notifications are not relayed yet.
+  const subscribed = new Set<string>();
+  server.setRequestHandler('resources/subscribe', (request) => {
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+  // The level this client wants; the gateway's own log lines respect it.
+  server.setRequestHandler('logging/setLevel', () => ({}));
+
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const ref = request.params.ref as { type: string; name?: string; uri?: string };
+    const owner =
+      ref.type === 'ref/prompt'
+        ? prompts().get(ref.name ?? '')
+        : templates().find((t) => t.item.uriTemplate === ref.uri);
+    if (!owner) return { completion: { values: [], hasMore: false } };
+    const upstreamRef = 'prompt' in owner ? { ...ref, name: owner.prompt.name } : ref;
+    return forwarded(
+      async () =>
+        (await host.complete(
+          owner.server,
+          { ...request.params, ref: upstreamRef },
+          { signal: ctx.mcpReq.signal },
+        )) as {
+          completion: { values: string[] };
+        },
+    );
   });
 
   server.setRequestHandler('prompts/list', () => ({
@@ -249,9 +284,13 @@ function toProtocolError(error: unknown): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (isSwitchboardError(error)) {
     const rpc = error.details.rpcCode;
-    return new ProtocolError(typeof rpc === 'number' ? rpc : ProtocolErrorCode.InternalError, error.message, {
-      code: error.code,
-    });
+    // The upstream's error data (a not-found resource's `uri`, SEP-2164) crosses the hop too.
+    const data = error.details.rpcData ?? { code: error.code };
+    return new ProtocolError(
+      typeof rpc === 'number' ? rpc : ProtocolErrorCode.InternalError,
+      error.message,
+      data,
+    );
   }
   return new ProtocolError(ProtocolErrorCode.InternalError, describeError(error));
 }

@@ -153,6 +153,19 @@ describe('gateway MCP server', () => {
     });
     // Passthrough names: the upstream's own.
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    // An unknown resource is a not-found error that names the URI (SEP-2164).
+    await expect(client.readResource({ uri: 'nowhere://x' })).rejects.toMatchObject({
+      data: { uri: 'nowhere://x' },
+    });
+    // Subscriptions and log levels are accepted; a completion for an unknown ref is empty.
+    await client.subscribeResource({ uri: 'kitchen://text' });
+    await client.setLoggingLevel('debug');
+    expect(
+      await client.complete({
+        ref: { type: 'ref/prompt', name: 'nope' },
+        argument: { name: 'a', value: '' },
+      }),
+    ).toMatchObject({ completion: { values: [] } });
   });
 
   it('runs a repeated idempotent call once', async () => {
