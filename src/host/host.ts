@@ -95,6 +95,8 @@ export type HostEvents = {
   /** A tool's definition differs from the one first seen (pinned); governance decides. */
   tool_changed: [change: { server: string; tool: string; previousHash: string; hash: string }];
   event: [event: ServerEvent];
+  /** A line for a server's log: its own log notifications (`source: 'server'`), stderr, lifecycle. */
+  log: [entry: LogEntry];
 };
 
 export class Host extends TypedEmitter<HostEvents> {
@@ -511,6 +513,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
   private onLog(entry: LogEntry): void {
     this.logs.write(entry.server, entry);
+    this.emit('log', entry);
   }
 
   private onEvent(event: ServerEvent): void {

@@ -5,6 +5,7 @@ import {
   type InputRequiredResult,
   inputRequired,
   inputResponse,
+  type LoggingLevel,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
@@ -12,6 +13,7 @@ import {
   type ServerContext,
   UriTemplate,
 } from '@modelcontextprotocol/server';
+import type { LogEntry } from '../../client/connection-types.js';
 import { describeError, isSwitchboardError } from '../../core/errors.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { compileNameFilter } from '../../host/catalog/globs.js';
@@ -249,6 +251,22 @@ async function callUpstream(
   askApproval: AskApproval | undefined,
 ): Promise<CallToolResult> {
   const progressToken = ctx.mcpReq._meta?.progressToken;
+  // The server's log notifications while the call runs reach the calling client (a server
+  // with several calls at once cannot say which call a line belongs to: each caller sees all).
+  const relayLog = (line: LogEntry) => {
+    if (line.server !== entry.server || line.source !== 'server') return;
+    void ctx.mcpReq
+      .notify({
+        method: 'notifications/message',
+        params: {
+          level: line.level as LoggingLevel,
+          data: line.text,
+          ...(line.logger && { logger: line.logger }),
+        },
+      })
+      .catch(() => undefined);
+  };
+  options.host.on('log', relayLog);
   try {
     const result = await options.host.callTool(entry.name, args, {
       session: options.principal.id,
@@ -268,6 +286,8 @@ async function callUpstream(
       return errorResult(error.message);
     }
     throw toProtocolError(error);
+  } finally {
+    options.host.off('log', relayLog);
   }
 }
 

@@ -168,6 +168,20 @@ describe('gateway MCP server', () => {
     ).toMatchObject({ completion: { values: [] } });
   });
 
+  it("relays the server's log lines while a call runs to the calling client", async () => {
+    await startHost({ mode: 'full-auto' });
+    const { client } = await connect();
+    const lines: unknown[] = [];
+    client.setNotificationHandler('notifications/message', (n) => void lines.push(n.params.data));
+    await client.callTool({
+      name: 'mcp__kitchen__notify',
+      arguments: { method: 'notifications/message', params: { level: 'info', data: 'upstream says hi' } },
+    });
+    const deadline = Date.now() + 5_000;
+    while (lines.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(lines).toEqual(['upstream says hi']);
+  });
+
   it('runs a repeated idempotent call once', async () => {
     await startHost({ mode: 'full-auto' });
     const { client } = await connect();
