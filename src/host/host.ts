@@ -21,6 +21,7 @@ import { openSqliteStore } from '../storage/database.js';
 import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
+import { type Caller, CallerRelay } from './caller-relay.js';
 import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
@@ -120,6 +121,7 @@ export class Host extends TypedEmitter<HostEvents> {
     readonly inbox: Inbox,
     private readonly credentials: CredentialStore,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly callers: CallerRelay,
   ) {
     super();
     this.keeper = new CatalogKeeper({
@@ -168,12 +170,15 @@ export class Host extends TypedEmitter<HostEvents> {
       }),
     );
     const settings = resolveGovernance(options.governance);
+    const callers = new CallerRelay();
     const credentials = options.credentials ?? new FileCredentialStore({ dataDir });
     const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
     const supervisor = new Supervisor({
       connection: {
-        // Elicitations go to the Inbox unless the embedding app answers them itself.
-        elicitation: elicitationThroughInbox(inbox),
+        // Elicitations go to the client whose call caused them (a gateway client), else to the
+        // Inbox; sampling only to such a client. An embedding app's own handlers win.
+        elicitation: callers.elicitation(elicitationThroughInbox(inbox)),
+        sampling: callers.sampling(),
         credentials,
         ...options.connection,
         eraStore,
@@ -208,6 +213,7 @@ export class Host extends TypedEmitter<HostEvents> {
       inbox,
       credentials,
       options.connection?.env ?? process.env,
+      callers,
     );
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
@@ -340,6 +346,8 @@ export class Host extends TypedEmitter<HostEvents> {
       readonly session?: string;
       /** Who answers if policy asks, for this call (the gateway asks the calling client). */
       readonly askApproval?: AskApproval;
+      /** Who answers the server's elicitation and sampling requests while this call runs. */
+      readonly caller?: Caller;
     } = {},
   ): Promise<ToolResult> {
     const entry = this.keeper.current.lookup(name);
@@ -362,6 +370,7 @@ export class Host extends TypedEmitter<HostEvents> {
     const call = { name, server: entry.server, tool: entry.tool.name, args, session };
     for (const h of this.hooks) await h.before?.(call);
     const started = performance.now();
+    const leave = options.caller ? this.callers.enter(entry.server, options.caller) : undefined;
     try {
       const result = await connection.callTool(entry.tool.name, args, options);
       const durationMs = performance.now() - started;
@@ -375,6 +384,8 @@ export class Host extends TypedEmitter<HostEvents> {
       await this.governor.record(admission, { durationMs, error });
       for (const h of this.hooks) await h.after?.({ ...call, durationMs, error });
       throw error;
+    } finally {
+      leave?.();
     }
   }
 

@@ -2,6 +2,7 @@ import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type CreateMessageResult,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
@@ -14,7 +15,9 @@ import {
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import type { LogEntry } from '../../client/connection-types.js';
+import type { ElicitationParams, SamplingParams } from '../../client/server-requests.js';
 import { describeError, isSwitchboardError } from '../../core/errors.js';
+import type { Caller } from '../../host/caller-relay.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { compileNameFilter } from '../../host/catalog/globs.js';
 import type { AskApproval } from '../../host/governance/governor.js';
@@ -113,7 +116,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     const consent = await consentFor(options, server, entry, args, ctx);
     if ('inputRequired' in consent) return consent.inputRequired;
     if ('refused' in consent) return errorResult(consent.refused);
-    const run = () => callUpstream(options, entry, args, ctx, consent.askApproval);
+    const run = () => callUpstream(options, server, entry, args, ctx, consent.askApproval);
     const key = ctx.mcpReq._meta?.idempotencyKey;
     return typeof key === 'string' && key.length > 0 && key.length <= 200
       ? options.idempotency.run(principal.id, key, run)
@@ -243,8 +246,30 @@ function clientCanElicit(server: Server, ctx: ServerContext): boolean {
   return capabilities?.elicitation !== undefined;
 }
 
+/**
+ * The calling client as the answerer of the upstream's elicitation and sampling requests
+ * during the call, on a 2025-era connection (the request goes to the client related to the
+ * call). A 2026-07-28 client cannot be asked mid-call (its requests are answered with
+ * `input_required` results instead): those requests go to the host's Inbox.
+ */
+function callerOf(server: Server, ctx: ServerContext): Caller | undefined {
+  if (ctx.mcpReq.envelope !== undefined) return undefined;
+  const capabilities = server.getClientCapabilities();
+  const elicit = capabilities?.elicitation !== undefined;
+  const sample = capabilities?.sampling !== undefined;
+  if (!elicit && !sample) return undefined;
+  return {
+    ...(elicit && { elicit: (params: ElicitationParams) => ctx.mcpReq.elicitInput(params) }),
+    ...(sample && {
+      sample: async (params: SamplingParams) =>
+        (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult,
+    }),
+  };
+}
+
 async function callUpstream(
   options: GatewayServerOptions,
+  server: Server,
   entry: CatalogTool,
   args: Record<string, unknown>,
   ctx: ServerContext,
@@ -267,11 +292,13 @@ async function callUpstream(
       .catch(() => undefined);
   };
   options.host.on('log', relayLog);
+  const caller = callerOf(server, ctx);
   try {
     const result = await options.host.callTool(entry.name, args, {
       session: options.principal.id,
       signal: ctx.mcpReq.signal,
       ...(askApproval && { askApproval }),
+      ...(caller && { caller }),
       ...(progressToken !== undefined && {
         onProgress: (progress) =>
           void ctx.mcpReq

@@ -182,6 +182,14 @@ describe('gateway MCP server', () => {
     expect(lines).toEqual(['upstream says hi']);
   });
 
+  it("puts the upstream's elicitation during a call to the client that made the call", async () => {
+    await startHost({ mode: 'full-auto' });
+    const { client, asked } = await connect({}, 'accept');
+    const result = await client.callTool({ name: 'mcp__kitchen__confirm', arguments: {} });
+    expect(asked).toEqual(['Please confirm']);
+    expect(JSON.parse(text(result))).toMatchObject({ action: 'accept' });
+  });
+
   it('runs a repeated idempotent call once', async () => {
     await startHost({ mode: 'full-auto' });
     const { client } = await connect();
