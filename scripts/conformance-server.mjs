@@ -45,12 +45,14 @@ const LISTENING = /^listening (\S+)\s*$/;
 const UPSTREAM_NAME = 'conformance';
 
 const USAGE = `usage: node scripts/conformance-server.mjs [options]
-  --target fixture|gateway|url  what to test (default fixture):
+  --target fixture|gateway|url  what to test (default gateway):
+                                gateway: switchboard serve (or --gateway-command), serving the
+                                fixture over stdio
                                 fixture: the conformance upstream fixture's own HTTP server
-                                gateway: --gateway-command, serving the fixture (over stdio)
                                 url: an already running server, --url
   --gateway-command CMD         gateway to start (run through sh, cwd = a temp dir holding
-                                switchboard.json); it must print "listening <url>" on stdout
+                                switchboard.json); it must print "listening <url>" on stdout.
+                                Default: this repository's switchboard serve (from source)
   --url URL                     the endpoint for --target url (loopback only)
   --version stable|next|both    suite version(s) to run (default both)
   --scenario NAME               run only this scenario instead of --suite all; repeatable
@@ -67,7 +69,7 @@ let opts;
 try {
   ({ values: opts } = parseArgs({
     options: {
-      target: { type: 'string', default: 'fixture' },
+      target: { type: 'string', default: 'gateway' },
       'gateway-command': { type: 'string' },
       url: { type: 'string' },
       version: { type: 'string', default: 'both' },
@@ -93,7 +95,8 @@ if (opts.help) {
 const versions = opts.version === 'both' ? ['stable', 'next'] : [opts.version];
 if (!versions.every((v) => v in SUITES)) die(`--version must be stable, next or both (got ${opts.version})`);
 if (!['fixture', 'gateway', 'url'].includes(opts.target)) die(`--target must be fixture, gateway or url`);
-if (opts.target === 'gateway' && !opts['gateway-command']) die('--target gateway needs --gateway-command');
+// The gateway under test by default: `switchboard serve` run from this repository's sources.
+opts['gateway-command'] ??= `"${process.execPath}" --import "${pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href}" "${join(ROOT, 'src', 'cli', 'main.ts')}" --data-dir ./data serve`;
 if (opts.target === 'url' && !opts.url) die('--target url needs --url');
 const scenarioTimeoutMs = Number.parseInt(opts.timeout, 10);
 const suiteTimeoutMs = Number.parseInt(opts['suite-timeout'], 10) * 1000;
@@ -277,6 +280,8 @@ async function startTarget(logPath) {
     NODE_OPTIONS: `--import=${pathToFileURL(PRELOAD).href}`,
     SWITCHBOARD_CONFORMANCE_CONFIG: configPath,
     SWITCHBOARD_CONFORMANCE_UPSTREAM: JSON.stringify({ name: UPSTREAM_NAME, ...upstream }),
+    // The user's own ~/.switchboard/config.json must not add servers to the run.
+    HOME: projectDir,
   };
   let target;
   try {
