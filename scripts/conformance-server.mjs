@@ -96,7 +96,8 @@ const versions = opts.version === 'both' ? ['stable', 'next'] : [opts.version];
 if (!versions.every((v) => v in SUITES)) die(`--version must be stable, next or both (got ${opts.version})`);
 if (!['fixture', 'gateway', 'url'].includes(opts.target)) die(`--target must be fixture, gateway or url`);
 // The gateway under test by default: `switchboard serve` run from this repository's sources.
-opts['gateway-command'] ??= `"${process.execPath}" --import "${pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href}" "${join(ROOT, 'src', 'cli', 'main.ts')}" --data-dir ./data serve`;
+opts['gateway-command'] ??=
+  `"${process.execPath}" --import "${pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href}" "${join(ROOT, 'src', 'cli', 'main.ts')}" --data-dir ./data serve`;
 if (opts.target === 'url' && !opts.url) die('--target url needs --url');
 const scenarioTimeoutMs = Number.parseInt(opts.timeout, 10);
 const suiteTimeoutMs = Number.parseInt(opts['suite-timeout'], 10) * 1000;
