@@ -3,7 +3,7 @@ import type { Host } from '../host/host.js';
 import type { GatewayContext, GatewayLogger } from './http/context.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
-import { createGatewayServer } from './mcp/gateway-server.js';
+import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError, McpEndpoint } from './mcp/mcp-endpoint.js';
 
@@ -40,6 +40,10 @@ export async function startHttpGateway(
         idempotency,
       }),
     sessions: settings.sessions,
+    toolFor: (principal, name) => {
+      const served = servedTools(host, principal, settings.names, settings.expose.tools).get(name);
+      return served && { ...served.tool, name };
+    },
   });
   const onCatalog = () => endpoint.listsChanged();
   host.on('catalog', onCatalog);

@@ -80,14 +80,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     },
   );
 
-  const tools = () => {
-    const all = exposedTools(host.catalog().tools, options.naming);
-    for (const [name, t] of all) {
-      if (!toolFilter(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
-        all.delete(name);
-    }
-    return all;
-  };
+  const tools = () => servedTools(host, principal, options.naming, toolFilter);
   const prompts = () => {
     const all = exposedPrompts(host.catalog().prompts, options.naming);
     for (const [name, p] of all) {
@@ -189,6 +182,24 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
   });
 
   return server;
+}
+
+/**
+ * The tools `principal` is served, by served name: the catalog named per `naming`, through
+ * the expose filter (`server/tool` globs) and the principal's own grants.
+ */
+export function servedTools(
+  host: Host,
+  principal: GatewayPrincipal,
+  naming: NamingMode,
+  expose: ((name: string) => boolean) | readonly string[],
+): Map<string, CatalogTool> {
+  const keep = typeof expose === 'function' ? expose : compileNameFilter(expose);
+  const all = exposedTools(host.catalog().tools, naming);
+  for (const [name, t] of all) {
+    if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name)) all.delete(name);
+  }
+  return all;
 }
 
 type Consent =

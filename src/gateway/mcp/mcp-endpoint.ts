@@ -5,9 +5,11 @@ import {
   isLegacyRequest,
   type McpHttpHandler,
   type Server,
+  type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { GatewayPrincipal } from './gateway-server.js';
+import { checkParamHeaders } from './param-headers.js';
 
 /**
  * The `/mcp` endpoint for both eras. 2026-07-28 requests are stateless: the SDK's
@@ -24,6 +26,8 @@ export interface McpEndpointOptions {
   readonly sessions: { readonly idleTtlMs: number; readonly max: number };
   readonly onerror?: (error: Error) => void;
   readonly now?: () => number;
+  /** The served tool of a `tools/call` by name, for the SEP-2243 `Mcp-Param-*` header check. */
+  readonly toolFor?: (principal: GatewayPrincipal, name: string) => Tool | undefined;
 }
 
 interface Session {
@@ -58,6 +62,8 @@ export class McpEndpoint {
   /** Serves one request of `principal` (already authenticated by the security chain). */
   async handle(request: Request, principal: GatewayPrincipal, parsedBody?: unknown): Promise<Response> {
     if (await isLegacyRequest(request, parsedBody)) return this.legacy(request, principal, parsedBody);
+    const mismatch = this.paramHeaderRefusal(request, principal, parsedBody);
+    if (mismatch) return mismatch;
     return this.modern.fetch(request, {
       authInfo: { token: '', clientId: principal.id, scopes: [], extra: { principal } },
       ...(parsedBody !== undefined && { parsedBody }),
@@ -74,6 +80,39 @@ export class McpEndpoint {
     this.modern.notify.toolsChanged();
     this.modern.notify.promptsChanged();
     this.modern.notify.resourcesChanged();
+  }
+
+  /**
+   * 400 / -32020 (HeaderMismatch) when a 2026-07-28 `tools/call` disagrees with its
+   * `Mcp-Param-*` headers (SEP-2243): intermediaries route on those headers, so a request whose
+   * headers say one thing and body another must not be served.
+   */
+  private paramHeaderRefusal(
+    request: Request,
+    principal: GatewayPrincipal,
+    body: unknown,
+  ): Response | undefined {
+    if (!this.options.toolFor || typeof body !== 'object' || body === null || Array.isArray(body))
+      return undefined;
+    const { id, method, params } = body as { id?: unknown; method?: unknown; params?: unknown };
+    if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
+    const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+    const tool = typeof name === 'string' ? this.options.toolFor(principal, name) : undefined;
+    if (!tool || typeof args !== 'object' || args === null) return undefined;
+    const mismatch = checkParamHeaders(tool, args as Record<string, unknown>, request.headers);
+    if (!mismatch) return undefined;
+    return Response.json(
+      {
+        jsonrpc: '2.0',
+        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        error: {
+          code: -32020,
+          message: `Header mismatch: ${mismatch.reason}`,
+          data: { header: mismatch.header },
+        },
+      },
+      { status: 400 },
+    );
   }
 
   /** Closes every session and in-flight modern exchange. */
