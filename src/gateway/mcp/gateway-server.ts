@@ -144,7 +144,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     subscribed.delete(request.params.uri);
     return {};
   });
-  // The level this client wants; the gateway's own log lines respect it.
+  // Accepted so clients that set a level work; relayed log lines are not filtered by it yet.
   server.setRequestHandler('logging/setLevel', () => ({}));
 
   server.setRequestHandler('completion/complete', async (request, ctx) => {

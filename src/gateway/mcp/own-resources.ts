@@ -47,6 +47,5 @@ export function ownResource(host: Host, uri: string): ReadResourceResult | undef
   const name = decodeURIComponent(match[1]!);
   const status = host.servers().find((s) => s.name === name);
   if (!status) return undefined;
-  const { rejectedTools, ...rest } = status;
-  return json({ ...rest, rejectedTools });
+  return json(status);
 }
