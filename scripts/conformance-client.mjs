@@ -20,23 +20,24 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  ensureInstalled,
+  NODE24,
+  NODE24_BIN_DIR,
+  PRELOAD,
+  printTable,
+  processGroups,
+  ROOT,
+  SUITES,
+  TOOLS,
+} from './conformance-common.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TOOLS = join(ROOT, 'tools', 'conformance');
-const NODE24_BIN_DIR = join(TOOLS, 'node_modules', 'node', 'bin');
-const NODE24 = join(NODE24_BIN_DIR, 'node');
-const PRELOAD = join(TOOLS, 'loopback-preload.mjs');
 const CLIENT_SOURCE = join(ROOT, 'test', 'conformance', 'everything-client.ts');
 const CLIENT_BUILD = join(TOOLS, '.build', 'everything-client.mjs');
 const RESULTS_ROOT = join(ROOT, 'conformance-results');
-
-const SUITES = {
-  stable: { pkg: 'conformance-stable' },
-  next: { pkg: 'conformance-next' },
-};
 
 // Later work (the Skills extension): shown as "deferred", not counted, unless --include-deferred.
 const DEFERRED = [/^sep-2640-/];
@@ -105,42 +106,10 @@ function die(msg, code = 2) {
 // Process-group bookkeeping: every suite run is its own process group (detached), which
 // also holds the test servers and every client it launches. We kill the whole group on
 // timeout, after the suite exits (stragglers), and when we are interrupted.
-const liveGroups = new Set();
-function killGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: group already gone
-  }
-}
-function killAllGroups() {
-  for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-}
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => {
-    info(`${sig}: killing suite process groups`);
-    killAllGroups();
-    process.exit(130);
-  });
-}
-process.on('exit', killAllGroups);
+const { liveGroups, killGroup } = processGroups(info);
 
 // ---------------------------------------------------------------------------------------
 // 1. tools/conformance installed?
-function ensureInstalled() {
-  const needed = [
-    NODE24,
-    ...Object.values(SUITES).map((s) => join(TOOLS, 'node_modules', s.pkg, 'package.json')),
-  ];
-  if (needed.every((p) => existsSync(p))) return;
-  info('tools/conformance not installed: npm ci --prefix tools/conformance');
-  const r = spawnSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund'], {
-    stdio: ['ignore', 2, 2],
-  });
-  if (r.status !== 0) die('npm ci --prefix tools/conformance failed');
-  for (const p of needed) if (!existsSync(p)) die(`still missing after npm ci: ${relative(ROOT, p)}`);
-}
 
 // 2. the client under test
 async function buildClient() {
@@ -341,33 +310,8 @@ function judge(scenario, checks, markersDir, suiteRun) {
   return { scenario, verdict: deferred ? 'deferred' : verdict, underlying: verdict, counts, marker, note };
 }
 
-function printTable(title, rows) {
-  const headers = ['scenario', 'verdict', 'SUCCESS', 'FAILURE', 'WARNING', 'SKIPPED', 'note'];
-  const cells = rows.map((r) => [
-    r.scenario,
-    r.verdict === 'deferred' ? `deferred(${r.underlying})` : r.verdict,
-    String(r.counts.SUCCESS),
-    String(r.counts.FAILURE),
-    String(r.counts.WARNING),
-    String(r.counts.SKIPPED),
-    r.note,
-  ]);
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const fmt = (row) =>
-    row
-      .map((c, i) =>
-        i >= 2 && i <= 5 ? c.padStart(widths[i]) : i === row.length - 1 ? c : c.padEnd(widths[i]),
-      )
-      .join('  ')
-      .trimEnd();
-  out(title);
-  out(fmt(headers));
-  out(fmt(widths.map((w) => '-'.repeat(w))));
-  for (const c of cells) out(fmt(c));
-}
-
 // ---------------------------------------------------------------------------------------
-ensureInstalled();
+ensureInstalled(info, die);
 const nodeVersion = spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout.trim();
 if (!/^v(2[2-9]|[3-9]\d)\./.test(nodeVersion))
   die(`${relative(ROOT, NODE24)} is ${nodeVersion || 'not runnable'}; need >= 22`);
@@ -459,6 +403,7 @@ for (const version of versions) {
 
   out('');
   printTable(
+    out,
     `== ${version}: @modelcontextprotocol/conformance ${suiteVersion} (${(run.ms / 1000).toFixed(1)} s) ==`,
     rows,
   );

@@ -22,21 +22,26 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  ensureInstalled,
+  NODE24,
+  NODE24_BIN_DIR,
+  PRELOAD,
+  printTable,
+  processGroups,
+  ROOT,
+  SUITES,
+  TOOLS,
+} from './conformance-common.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TOOLS = join(ROOT, 'tools', 'conformance');
-const NODE24_BIN_DIR = join(TOOLS, 'node_modules', 'node', 'bin');
-const NODE24 = join(NODE24_BIN_DIR, 'node');
-const PRELOAD = join(TOOLS, 'loopback-preload.mjs');
 const FIXTURE_SOURCE = join(ROOT, 'test', 'fixtures', 'conformance-upstream-main.ts');
 const FIXTURE_BUILD = join(TOOLS, '.build', 'conformance-upstream.mjs');
 const RESULTS_ROOT = join(ROOT, 'conformance-results', 'server');
 
-const SUITES = { stable: { pkg: 'conformance-stable' }, next: { pkg: 'conformance-next' } };
 // Later work (the Skills extension): shown as "deferred", not counted, unless --include-deferred.
 const DEFERRED = [/^sep-2640-/];
 const isDeferred = (name) => DEFERRED.some((re) => re.test(name));
@@ -119,26 +124,7 @@ function die(msg, code = 2) {
 // ---------------------------------------------------------------------------------------
 // Process groups: the target (fixture or gateway, with the upstreams it spawns) and every
 // suite run are each their own group; all are SIGKILLed at the end, on timeout and on signals.
-const liveGroups = new Set();
-function killGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: the group is gone
-  }
-}
-function killAllGroups() {
-  for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-}
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => {
-    info(`${sig}: killing process groups`);
-    killAllGroups();
-    process.exit(130);
-  });
-}
-process.on('exit', killAllGroups);
+const { liveGroups, killGroup } = processGroups(info);
 
 /** Stops a group politely, then for good after 2 s; resolves once the leader has exited. */
 function stopGroup(child) {
@@ -161,19 +147,6 @@ function stopGroup(child) {
 
 // ---------------------------------------------------------------------------------------
 // The toolchain and the fixture bundle.
-function ensureInstalled() {
-  const needed = [
-    NODE24,
-    ...Object.values(SUITES).map((s) => join(TOOLS, 'node_modules', s.pkg, 'package.json')),
-  ];
-  if (needed.every((p) => existsSync(p))) return;
-  info('tools/conformance not installed: npm ci --prefix tools/conformance');
-  const r = spawnSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund'], {
-    stdio: ['ignore', 2, 2],
-  });
-  if (r.status !== 0) die('npm ci --prefix tools/conformance failed');
-  for (const p of needed) if (!existsSync(p)) die(`still missing after npm ci: ${relative(ROOT, p)}`);
-}
 
 /**
  * Bundles the fixture with everything inlined (SDK, zod, ajv), so it runs from any working
@@ -444,30 +417,8 @@ function judge(scenario, checks, suiteRun) {
   return { scenario, verdict: deferred ? 'deferred' : verdict, underlying: verdict, counts, note };
 }
 
-function printTable(title, rows) {
-  const headers = ['scenario', 'verdict', 'SUCCESS', 'FAILURE', 'WARNING', 'SKIPPED', 'note'];
-  const cells = rows.map((r) => [
-    r.scenario,
-    r.verdict === 'deferred' ? `deferred(${r.underlying})` : r.verdict,
-    ...['SUCCESS', 'FAILURE', 'WARNING', 'SKIPPED'].map((k) => String(r.counts[k])),
-    r.note,
-  ]);
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const fmt = (row) =>
-    row
-      .map((c, i) =>
-        i >= 2 && i <= 5 ? c.padStart(widths[i]) : i === row.length - 1 ? c : c.padEnd(widths[i]),
-      )
-      .join('  ')
-      .trimEnd();
-  out(title);
-  out(fmt(headers));
-  out(fmt(widths.map((w) => '-'.repeat(w))));
-  for (const c of cells) out(fmt(c));
-}
-
 // ---------------------------------------------------------------------------------------
-ensureInstalled();
+ensureInstalled(info, die);
 const nodeVersion = spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout.trim();
 if (!/^v(2[2-9]|[3-9]\d)\./.test(nodeVersion))
   die(`${relative(ROOT, NODE24)} is ${nodeVersion || 'not runnable'}; need >= 22`);
@@ -552,6 +503,7 @@ for (const version of versions) {
   summary.versions.push(entry);
   out('');
   printTable(
+    out,
     `== ${version}: @modelcontextprotocol/conformance ${suiteVersion} server (${entry.seconds} s) ==`,
     rows,
   );
