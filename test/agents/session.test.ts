@@ -8,6 +8,7 @@ import type { GovernanceConfig } from '../../src/core/config/governance-config.j
 import { type Deferral, normalizeServerEntry } from '../../src/core/server-config.js';
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { catalogHas } from '../helpers/wait.js';
 
 /**
  * An agent session over a real host: three kitchen servers, one deferred (the default), one
@@ -188,9 +189,7 @@ describe('AgentSession', () => {
       description: 'added by the agent',
     });
     expect(registered.result).toMatchObject({ json: { registered: 'added', transport: 'stdio' } });
-    const deadline = Date.now() + 20_000;
-    while (!h.catalog().lookup('mcp__added__echo') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await catalogHas(h, 'mcp__added__echo');
     const list = await session.execute('list_mcp', {});
     expect(list.text).toContain('"name":"added"');
     const refused = await session.execute('register_mcp', {

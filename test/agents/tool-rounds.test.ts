@@ -15,6 +15,7 @@ import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { Host } from '../../src/host/host.js';
 import type { InboxItem } from '../../src/host/inbox/inbox.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { catalogHas } from '../helpers/wait.js';
 
 /**
  * A provider tool call end to end, for each provider: the model's call (typed with the
@@ -46,9 +47,7 @@ beforeEach(async () => {
     approvals.push(item);
     host.inbox.resolve(item.id, 'accept');
   });
-  const deadline = Date.now() + 20_000;
-  while (!host.catalog().lookup('mcp__kitchen__image') && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
+  await catalogHas(host, 'mcp__kitchen__image');
   session = AgentSession.open(host, 'rounds');
 });
 
@@ -125,9 +124,7 @@ describe('ToolRound', () => {
 
   it('shows tools loaded in one round from the next round on', async () => {
     await host.register({ name: 'later', command: process.execPath, args: [kitchenSinkBin] }, 'test');
-    const deadline = Date.now() + 20_000;
-    while (!host.catalog().lookup('mcp__later__echo') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await catalogHas(host, 'mcp__later__echo');
     const first = await ToolRound.of(session);
     expect(first.openAIChatTools().some((t) => t.function.name === 'mcp__later__echo')).toBe(false);
     await first.runOpenAIChat({

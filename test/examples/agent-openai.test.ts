@@ -9,6 +9,7 @@ import { runAgent } from '../../examples/agent-openai.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { catalogHas } from '../helpers/wait.js';
 
 /**
  * The example agent loop against a scripted OpenAI-compatible endpoint on 127.0.0.1 (the
@@ -103,9 +104,7 @@ describe('examples/agent-openai.ts', () => {
         }),
       ],
     });
-    const deadline = Date.now() + 20_000;
-    while (!host.catalog().lookup('mcp__kitchen__echo') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await catalogHas(host, 'mcp__kitchen__echo');
     const { port } = endpoint!.address() as AddressInfo;
     const calls: string[] = [];
     const answer = await runAgent({

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { eventually } from '../helpers/wait.js';
 
 /**
  * `switchboard serve` over HTTP as clients see it: a real child process on 127.0.0.1:0 in front
@@ -50,15 +51,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function untilTool(list: () => Promise<string[]>, name: string): Promise<string[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const names = await list();
-    if (names.includes(name) || Date.now() > deadline) return names;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('switchboard serve (HTTP)', () => {
   for (const protocol of ['modern', 'legacy'] as const) {
     it(`serves an SDK v2 client (${protocol})`, async () => {
@@ -66,7 +58,7 @@ describe('switchboard serve (HTTP)', () => {
       try {
         await connection.connect();
         expect(connection.era).toBe(protocol);
-        const names = await untilTool(
+        const names = await listedTools(
           async () => (await connection.listTools()).items.map((t) => t.name),
           'mcp__kitchen__echo',
         );
@@ -82,7 +74,7 @@ describe('switchboard serve (HTTP)', () => {
     const client = new ClientV1({ name: 'v1', version: '1.0.0' });
     await client.connect(new HttpV1(new URL(url)));
     try {
-      const names = await untilTool(
+      const names = await listedTools(
         async () => (await client.listTools()).tools.map((t) => t.name),
         'mcp__kitchen__echo',
       );
@@ -119,4 +111,9 @@ function post(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** The tool names `list` returns once they include `name` (the gateway's catalog fills as its upstream connects). */
+function listedTools(list: () => Promise<string[]>, name: string): Promise<string[]> {
+  return eventually(list, (names) => names.includes(name), { what: `listed ${name}`, everyMs: 100 });
 }

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { eventually } from '../helpers/wait.js';
 
 /**
  * `switchboard serve --stdio` as a client that spawns it sees it: a real child process
@@ -45,15 +46,6 @@ const serveArgs = () => [
   '--stdio',
 ];
 
-async function untilTool(list: () => Promise<string[]>, name: string): Promise<string[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const names = await list();
-    if (names.includes(name) || Date.now() > deadline) return names;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('switchboard serve --stdio', () => {
   for (const protocol of ['modern', 'legacy'] as const) {
     it(`serves the upstream's tools to an SDK v2 client (${protocol})`, async () => {
@@ -69,7 +61,7 @@ describe('switchboard serve --stdio', () => {
       closers.push(() => connection.close());
       await connection.connect();
       expect(connection.era).toBe(protocol);
-      const names = await untilTool(async () => {
+      const names = await listedTools(async () => {
         // The gateway's catalog fills as its upstream connects; a fresh list each time.
         const fresh = new Connection({ config: normalizeServerEntry({ name: 'probe', command: 'x' }) });
         void fresh;
@@ -90,7 +82,7 @@ describe('switchboard serve --stdio', () => {
     });
     closers.push(() => client.close());
     await client.connect(transport);
-    const names = await untilTool(
+    const names = await listedTools(
       async () => (await client.listTools()).tools.map((t) => t.name),
       'mcp__kitchen__echo',
     );
@@ -99,3 +91,8 @@ describe('switchboard serve --stdio', () => {
     expect((result.content as { text: string }[])[0]!.text).toBe('v1');
   });
 });
+
+/** The tool names `list` returns once they include `name` (the gateway's catalog fills as its upstream connects). */
+function listedTools(list: () => Promise<string[]>, name: string): Promise<string[]> {
+  return eventually(list, (names) => names.includes(name), { what: `listed ${name}`, everyMs: 100 });
+}

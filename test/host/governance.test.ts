@@ -8,6 +8,7 @@ import type { ApprovalAnswer, ApprovalRequest } from '../../src/host/governance/
 import { Host } from '../../src/host/host.js';
 import { openSqliteStore } from '../../src/storage/database.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { catalogHas } from '../helpers/wait.js';
 
 /**
  * The governed call path end to end: a real server, a real store, policy deciding, a scripted
@@ -172,9 +173,7 @@ describe('governed calls', () => {
 
   it('asks through the Inbox when a front-end is attached, and declines at once when none is', async () => {
     host = await Host.create({ dataDir, servers: [kitchen()] });
-    const deadline = Date.now() + 20_000;
-    while (!host.catalog().lookup('mcp__kitchen__add') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await catalogHas(host, 'mcp__kitchen__add');
     const started = Date.now();
     await expect(host.callTool('mcp__kitchen__add', { a: 1, b: 2 })).rejects.toMatchObject({
       code: 'APPROVAL_DECLINED',

@@ -7,6 +7,7 @@ import { Host } from '../../src/host/host.js';
 import type { ServerSnapshot } from '../../src/host/supervisor/supervisor.js';
 import { openSqliteStore } from '../../src/storage/database.js';
 import { kitchenSinkBin, misbehavingBin } from '../fixtures/paths.js';
+import { catalogHas } from '../helpers/wait.js';
 
 /** The Host end to end: real servers, a real SQLite store in a temp dir, restarts. */
 let dataDir: string;
@@ -39,14 +40,6 @@ async function until(
   const deadline = Date.now() + ms;
   while (!predicate(h.servers())) {
     if (Date.now() > deadline) throw new Error(`not reached: ${JSON.stringify(h.servers())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function catalogHas(h: Host, name: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!h.catalog().lookup(name)) {
-    if (Date.now() > deadline) throw new Error(`${name} never reached the catalog`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

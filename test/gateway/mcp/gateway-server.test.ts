@@ -9,6 +9,7 @@ import { createGatewayServer, type GatewayServerOptions } from '../../../src/gat
 import { IdempotencyCache } from '../../../src/gateway/mcp/idempotency.js';
 import { Host } from '../../../src/host/host.js';
 import { kitchenSinkBin } from '../../fixtures/paths.js';
+import { catalogHas } from '../../helpers/wait.js';
 
 /**
  * The gateway's MCP server over in-memory transports, in front of a real host with a real
@@ -25,9 +26,7 @@ async function startHost(governance: Partial<GovernanceConfig>) {
     governance,
     servers: [normalizeServerEntry({ name: 'kitchen', command: process.execPath, args: [kitchenSinkBin] })],
   });
-  const deadline = Date.now() + 20_000;
-  while (!host.catalog().lookup('mcp__kitchen__echo') && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
+  await catalogHas(host, 'mcp__kitchen__echo');
 }
 
 async function connect(

@@ -19,6 +19,7 @@ import {
   type ProtectedMcpServer,
   startProtectedMcpServer,
 } from '../../fixtures/auth/protected-mcp-server.js';
+import { catalogHas } from '../../helpers/wait.js';
 
 /**
  * OAuth end to end through the host, against a real authorization server (oidc-provider) and
@@ -85,9 +86,7 @@ async function loggedIn(): Promise<Host> {
 }
 
 async function whoami(h: Host): Promise<unknown> {
-  const deadline = Date.now() + 10_000;
-  while (!h.catalog().lookup('mcp__protected__whoami') && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
+  await catalogHas(h, 'mcp__protected__whoami');
   const result = await h.callTool('mcp__protected__whoami', {});
   return result.kind === 'json' ? result.json : result.text;
 }
