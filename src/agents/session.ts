@@ -57,7 +57,12 @@ export class AgentSession {
 
   /** A sub-agent's frame inside this session; it starts with no grants. */
   subAgent(frame: string): AgentSession {
-    if (frame === '') throw new Error('A sub-agent frame needs a non-empty id.');
+    if (frame === '') {
+      throw new SwitchboardError(
+        'INVALID_ARGUMENT',
+        "A sub-agent frame needs a non-empty id; pass the sub-agent's own id (the root agent is the session itself).",
+      );
+    }
     return new AgentSession(this.host, this.id, frame);
   }
 

@@ -83,6 +83,7 @@ describe('AgentSession', () => {
     const h = await start();
     const root = AgentSession.open(h, 'chat-2');
     await root.activate(['lazy']);
+    expect(() => root.subAgent('')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     const sub = root.subAgent('task-7');
     expect(await names(sub)).not.toContain('mcp__lazy__echo');
     await sub.execute('activate_tools', { groups: ['config'] });

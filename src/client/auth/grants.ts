@@ -91,10 +91,12 @@ async function assertionFor(
 ): Promise<string> {
   if (settings.assertion) return settings.assertion();
   const idp = settings.idp;
-  if (!idp) throw new Error('grant "jwt_bearer" needs "assertion", "assertionFile" or "idp"');
+  // The config schema already requires one of them; this guards programmatic settings.
+  if (!idp)
+    throw new Error('grant "jwt_bearer" needs "assertion", "assertionFile" or "idp" in the entry\'s auth');
   if (target.resource === undefined) {
     throw new Error(
-      'the server publishes no protected resource metadata, which enterprise-managed authorization needs',
+      'the server publishes no protected resource metadata (RFC 9728), which enterprise-managed authorization needs to name the resource; use "assertion" instead of "idp" for this server, or ask its operator to publish the metadata',
     );
   }
   const common = {
