@@ -62,7 +62,6 @@ const CONSENT_KEY = 'consent';
 
 export function createGatewayServer(options: GatewayServerOptions): Server {
   const { host, principal } = options;
-  const toolFilter = compileNameFilter(options.expose.tools);
   const resourceFilter = compileNameFilter(options.expose.resources);
   const promptFilter = compileNameFilter(options.expose.prompts);
   const server = new Server(
@@ -80,7 +79,7 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     },
   );
 
-  const tools = () => servedTools(host, principal, options.naming, toolFilter);
+  const tools = () => servedTools(host, principal, options.naming, options.expose.tools);
   const prompts = () => {
     const all = exposedPrompts(host.catalog().prompts, options.naming);
     for (const [name, p] of all) {
@@ -192,15 +191,33 @@ export function servedTools(
   host: Host,
   principal: GatewayPrincipal,
   naming: NamingMode,
-  expose: ((name: string) => boolean) | readonly string[],
+  expose: readonly string[],
 ): Map<string, CatalogTool> {
-  const keep = typeof expose === 'function' ? expose : compileNameFilter(expose);
-  const all = exposedTools(host.catalog().tools, naming);
-  for (const [name, t] of all) {
-    if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name)) all.delete(name);
+  // Every tools/call looks its tool up here: computed once per catalog snapshot and principal,
+  // not once per call (a catalog can hold thousands of tools).
+  const snapshot = host.catalog();
+  let perSnapshot = servedCache.get(snapshot);
+  if (!perSnapshot) {
+    perSnapshot = new Map();
+    servedCache.set(snapshot, perSnapshot);
   }
-  return all;
+  const key = `${principal.id}\u0000${naming}\u0000${expose.join('\u0000')}`;
+  let served = perSnapshot.get(key);
+  if (!served) {
+    const keep = compileNameFilter(expose);
+    served = exposedTools(snapshot.tools, naming);
+    for (const [name, t] of served) {
+      if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
+        served.delete(name);
+    }
+    // Bounded: a snapshot is replaced on every catalog change, and principals are few.
+    if (perSnapshot.size >= 1_000) perSnapshot.clear();
+    perSnapshot.set(key, served);
+  }
+  return served;
 }
+
+const servedCache = new WeakMap<object, Map<string, Map<string, CatalogTool>>>();
 
 type Consent =
   | { readonly askApproval?: AskApproval }
