@@ -42,8 +42,10 @@ const FIXTURE_SOURCE = join(ROOT, 'test', 'fixtures', 'conformance-upstream-main
 const FIXTURE_BUILD = join(TOOLS, '.build', 'conformance-upstream.mjs');
 const RESULTS_ROOT = join(ROOT, 'conformance-results', 'server');
 
-// Later work (the Skills extension): shown as "deferred", not counted, unless --include-deferred.
-const DEFERRED = [/^sep-2640-/];
+// Shown as "deferred", not counted, unless --include-deferred: later work (the Skills
+// extension, sep-2640-*), and tasks-status-notifications, which 0.2.0-alpha.12 itself skips for
+// every server ("the harness needs a rewrite against the new channel"): no server can pass it.
+const DEFERRED = [/^sep-2640-/, /^tasks-status-notifications$/];
 const isDeferred = (name) => DEFERRED.some((re) => re.test(name));
 // The line a started target prints once it serves, and the names the gateway target is told.
 const LISTENING = /^listening (\S+)\s*$/;

@@ -27,6 +27,7 @@ const NODE_ONLY: Record<string, readonly string[]> = {
     'client/auth/login/open-browser.ts',
   ],
   'better-sqlite3': ['storage/database.ts'],
+  pg: ['storage/postgres-database.ts'],
 };
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');

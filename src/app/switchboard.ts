@@ -14,6 +14,9 @@ export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
   readonly homeDir?: string;
 }
 
+/** The environment variable naming a PostgreSQL store (`postgres://user:pass@host/db`). */
+export const DATABASE_URL_ENV = 'SWITCHBOARD_DATABASE_URL';
+
 export interface Switchboard {
   readonly host: Host;
   /** Which files were read, and what they held. */
@@ -25,9 +28,12 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
   const homeDir = options.homeDir ?? homedir();
   const config = await loadConfig({ projectDir: options.projectDir ?? process.cwd(), homeDir });
   const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
+  // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
+  const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];
   const host = await Host.create({
     ...hostOptions,
     dataDir: options.dataDir ?? join(homeDir, '.switchboard'),
+    ...(databaseUrl && { database: databaseUrl }),
     servers: config.servers,
     sources: config.sources,
     // The config file's governance, unless the embedding app chose its own.

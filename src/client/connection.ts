@@ -231,14 +231,17 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     method: string,
     params: Record<string, unknown>,
     parse: (raw: unknown) => T,
-    options: CallOptions = {},
+    options: CallOptions & {
+      /** Hand a 2026-07-28 `input_required` answer back instead of fulfilling it here (relaying). */
+      readonly allowInputRequired?: boolean;
+    } = {},
   ): Promise<T> {
     return this.run(method, options, async (client, rq, meta) => {
       const own = (params._meta ?? {}) as Record<string, unknown>;
       const raw = await client.request(
         { method, params: { ...params, _meta: { ...meta, ...own } } },
         passthroughSchema,
-        rq,
+        options.allowInputRequired ? { ...rq, allowInputRequired: true } : rq,
       );
       return parse(raw);
     });

@@ -5,17 +5,19 @@ import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
 import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
-import { jsonRpcError, McpEndpoint } from './mcp/mcp-endpoint.js';
+import { jsonRpcError } from './mcp/json-rpc-error.js';
+import { McpEndpoint } from './mcp/mcp-endpoint.js';
 
 /**
  * `switchboard serve`: the governed catalog as one MCP server over Streamable HTTP, both eras
- * on one path, behind the security chain (security-chain.ts). Catalog changes reach every
- * client as list-changed notifications.
+ * on one path — and, when `legacySse` is set, the 2024-11-05 HTTP+SSE transport beside it
+ * (`<path>/sse` and `<path>/messages`) — all behind the security chain (security-chain.ts).
+ * Catalog changes reach every client as list-changed notifications.
  */
 export interface HttpGateway {
   /** The MCP endpoint, e.g. `http://127.0.0.1:7777/mcp`. */
   readonly url: string;
-  /** How many 2025-era sessions are open. */
+  /** How many sessions (2025-era and 2024-11-05 SSE) are open. */
   readonly sessions: number;
   close(): Promise<void>;
 }
@@ -48,10 +50,31 @@ export async function startHttpGateway(
   const onCatalog = () => endpoint.listsChanged();
   host.on('catalog', onCatalog);
 
+  // The HTTP+SSE paths hang under the MCP path, so one allow-list entry in a proxy covers both.
+  const base = settings.path.replace(/\/$/, '');
+  const ssePath = `${base}/sse`;
+  const messagesPath = `${base}/messages`;
+
   const handler = async (ctx: GatewayContext): Promise<Response> => {
-    if (new URL(ctx.request.url).pathname !== settings.path) {
+    const url = new URL(ctx.request.url);
+    const { method } = ctx.request;
+    if (url.pathname === ssePath || url.pathname === messagesPath) {
+      if (!settings.legacySse) {
+        return jsonRpcError(
+          404,
+          -32000,
+          `Not found: the HTTP+SSE transport of MCP 2024-11-05 is off. Set "gateway.legacySse": true ` +
+            `to serve it, or use Streamable HTTP at ${settings.path}.`,
+        );
+      }
+      const wanted = url.pathname === ssePath ? 'GET' : 'POST';
+      if (method !== wanted) return notAllowed(wanted);
+    } else if (url.pathname !== settings.path) {
       return jsonRpcError(404, -32000, `Not found; the MCP endpoint is ${settings.path}.`);
     }
+    // The chain authenticated and authorized the caller before this point.
+    const principal = ctx.principal!;
+    if (url.pathname === ssePath) return endpoint.openSse(principal, messagesPath);
     let parsedBody: unknown;
     if (ctx.body && ctx.body.byteLength > 0) {
       try {
@@ -60,8 +83,9 @@ export async function startHttpGateway(
         return jsonRpcError(400, -32700, 'Parse error: the body is not JSON.');
       }
     }
-    // The chain authenticated and authorized the caller before this point.
-    return endpoint.handle(ctx.request, ctx.principal!, parsedBody);
+    if (url.pathname === messagesPath)
+      return endpoint.postSse(url.searchParams.get('sessionId'), principal, parsedBody, ctx.request);
+    return endpoint.handle(ctx.request, principal, parsedBody);
   };
   const web = buildSecurityChain(settings, handler, {
     bind: { host: settings.host, port: settings.port },
@@ -80,4 +104,10 @@ export async function startHttpGateway(
       await listener.close();
     },
   };
+}
+
+function notAllowed(allow: 'GET' | 'POST'): Response {
+  const response = jsonRpcError(405, -32000, `Method not allowed; use ${allow}.`);
+  response.headers.set('allow', allow);
+  return response;
 }

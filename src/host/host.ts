@@ -1,33 +1,37 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  ReadResourceResult,
+  ServerCapabilities,
+} from '@modelcontextprotocol/client';
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import { FileCredentialStore } from '../client/auth/file-credential-store.js';
 import type { Connection } from '../client/connection.js';
-import type {
-  CallOptions,
-  ConnectionOptions,
-  LogEntry,
-  ServerEvent,
-  ToolCallOptions,
-} from '../client/connection-types.js';
-import type { ToolResult } from '../client/results.js';
+import type { CallOptions, ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
+import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/relay.js';
+import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import { type GovernanceConfig, resolveGovernance } from '../core/config/governance-config.js';
-import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
-import { guardPromptMessages, guardResourceContents } from '../policy/scan/guard.js';
-import { openSqliteStore } from '../storage/database.js';
+import { openStore } from '../storage/open-store.js';
 import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
-import { type Caller, CallerRelay } from './caller-relay.js';
+import { CallerRelay } from './caller-relay.js';
 import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
-import { type AskApproval, DEFAULT_SESSION, Governor } from './governance/governor.js';
+import { type AskApproval, Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
+import { type GovernedStart, type HostCallOptions, runGoverned } from './governed-call.js';
+import { type GuardContext, guardedPrompt, guardedResource } from './guarded-content.js';
+
+export type { HostCallOptions } from './governed-call.js';
+
 import { Inbox } from './inbox/inbox.js';
 import { approvalThroughInbox, elicitationThroughInbox } from './inbox/inbox-adapters.js';
 import { latestValues } from './latest-values.js';
@@ -47,6 +51,8 @@ import { type ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 export interface HostOptions {
   /** Where the store and logs live. Default `~/.switchboard`. */
   readonly dataDir?: string;
+  /** A PostgreSQL URL (`postgres://…`) for the store; default: SQLite `switchboard.db` in the data dir. */
+  readonly database?: string;
   /** Servers from configuration files (registrations in the store are added to them). */
   readonly servers?: readonly ServerConfig[];
   /** Where each of `servers` came from (a file path), by name; shown in the status. */
@@ -158,17 +164,12 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Opens the store, starts every enabled server in the background, and returns at once. */
   static async create(options: HostOptions = {}): Promise<Host> {
     const dataDir = options.dataDir ?? join(homedir(), '.switchboard');
-    const store = await openSqliteStore({ file: join(dataDir, 'switchboard.db') });
+    const store = await openStore(options.database || join(dataDir, 'switchboard.db'));
     const logs = new LogFiles({ dir: join(dataDir, 'logs') });
     let host: Host | undefined;
-    const eraStore = await persistentEraVerdicts(store.kv, (error) =>
-      logs.write('switchboard', {
-        at: new Date(),
-        source: 'lifecycle',
-        level: 'warning',
-        text: describeError(error),
-      }),
-    );
+    const warn = (text: string) =>
+      logs.write('switchboard', { at: new Date(), source: 'lifecycle', level: 'warning', text });
+    const eraStore = await persistentEraVerdicts(store.kv, (error) => warn(describeError(error)));
     const settings = resolveGovernance(options.governance);
     const callers = new CallerRelay();
     const credentials = options.credentials ?? new FileCredentialStore({ dataDir });
@@ -196,13 +197,7 @@ export class Host extends TypedEmitter<HostEvents> {
       trustOf: (server) => host?.configs.get(server)?.trust ?? 'untrusted',
       store,
       askApproval: options.askApproval ?? approvalThroughInbox(inbox, settings.approvalTimeoutMs),
-      onError: (error) =>
-        logs.write('switchboard', {
-          at: new Date(),
-          source: 'lifecycle',
-          level: 'warning',
-          text: `audit: ${describeError(error)}`,
-        }),
+      onError: (error) => warn(`audit: ${describeError(error)}`),
     });
     host = new Host(
       store,
@@ -339,54 +334,88 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /** Calls a catalog tool (`mcp__<server>__<tool>`) on its server. */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown> = {},
-    options: ToolCallOptions & {
-      readonly session?: string;
-      /** Who answers if policy asks, for this call (the gateway asks the calling client). */
-      readonly askApproval?: AskApproval;
-      /** Who answers the server's elicitation and sampling requests while this call runs. */
-      readonly caller?: Caller;
-    } = {},
+    options: HostCallOptions = {},
   ): Promise<ToolResult> {
-    const entry = this.keeper.current.lookup(name);
-    if (!entry) {
-      throw new SwitchboardError(
-        'NOT_FOUND',
-        `No tool "${name}" in the catalog. List the tools to see what is offered.`,
-        {
-          details: { tool: name },
-        },
-      );
-    }
-    const connection = this.connected(entry.server);
-    const session = options.session ?? DEFAULT_SESSION;
-    const admission = await this.governor.admit(entry, args, {
-      session,
-      ...(options.signal && { signal: options.signal }),
-      ...(options.askApproval && { askApproval: options.askApproval }),
-    });
-    const call = { name, server: entry.server, tool: entry.tool.name, args, session };
-    for (const h of this.hooks) await h.before?.(call);
-    const started = performance.now();
-    const leave = options.caller ? this.callers.enter(entry.server, options.caller) : undefined;
-    try {
-      const result = await connection.callTool(entry.tool.name, args, options);
-      const durationMs = performance.now() - started;
-      await this.governor.record(admission, { durationMs, result });
-      for (const h of this.hooks) await h.after?.({ ...call, durationMs, result });
-      return result;
-    } catch (error) {
-      const durationMs = performance.now() - started;
-      // Credentials that stopped working mid-session: the server waits for a login.
-      if (isSwitchboardError(error, 'AUTH_REQUIRED')) await this.supervisor.requireLogin(entry.server, error);
-      await this.governor.record(admission, { durationMs, error });
-      for (const h of this.hooks) await h.after?.({ ...call, durationMs, error });
-      throw error;
-    } finally {
-      leave?.();
-    }
+    return this.governed(name, args, options, (connection, tool) => ({
+      run: connection.callTool(tool, args, options),
+      result: (r) => r,
+    }));
+  }
+
+  /**
+   * A 2026-07-28 client's `tools/call` relayed for the gateway to a 2026-07-28 server: governed
+   * and audited like `callTool`, but the server's `input_required` rounds and tasks go back to
+   * that client (client/relay.ts).
+   */
+  relayToolCall(
+    name: string,
+    args: Record<string, unknown>,
+    relayed: RelayedRequest,
+    options: HostCallOptions = {},
+  ): Promise<RelayAnswer> {
+    return this.governed(name, args, options, (connection, tool) => ({
+      run: relayRequest(connection, 'tools/call', { name: tool, arguments: args }, relayed, options),
+      result: (a) => (a.kind === 'complete' ? normalizeToolResult(a.raw as CallToolResult) : undefined),
+    }));
+  }
+
+  /**
+   * Any other request of a 2026-07-28 client relayed to `server` as it is (`prompts/get` and
+   * `resources/read` rounds, `tasks/*` of a relayed task; client/relay.ts). A complete prompt
+   * or resource is guarded as by `getPrompt` and `readResource`.
+   */
+  async relayRequest(
+    server: string,
+    method: string,
+    params: Record<string, unknown>,
+    relayed: RelayedRequest,
+    options: CallOptions = {},
+  ): Promise<RelayAnswer> {
+    const answer = await relayRequest(this.connected(server), method, params, relayed, options);
+    if (answer.kind !== 'complete') return answer;
+    if (method === 'prompts/get')
+      return {
+        kind: 'complete',
+        raw: guardedPrompt(answer.raw as GetPromptResult, String(params.name), this.guardContext(server)),
+      };
+    if (method === 'resources/read')
+      return {
+        kind: 'complete',
+        raw: guardedResource(answer.raw as ReadResourceResult, this.guardContext(server)),
+      };
+    return answer;
+  }
+
+  /** The era and capabilities `server` is connected with (whether its requests can be relayed). */
+  upstreamProtocol(server: string): { era?: 'modern' | 'legacy'; capabilities?: ServerCapabilities } {
+    const connection = this.supervisor.connection(server);
+    return {
+      ...(connection?.era && { era: connection.era }),
+      ...(connection?.capabilities && { capabilities: connection.capabilities }),
+    };
+  }
+
+  /** The common path of every tool call (governed-call.ts). */
+  private governed<T>(
+    name: string,
+    args: Record<string, unknown>,
+    options: HostCallOptions,
+    start: GovernedStart<T>,
+  ): Promise<T> {
+    return runGoverned(
+      {
+        lookup: (tool) => this.keeper.current.lookup(tool),
+        connected: (server) => this.connected(server),
+        governor: this.governor,
+        hooks: this.hooks,
+        callers: this.callers,
+        requireLogin: (server, error) => this.supervisor.requireLogin(server, error),
+      },
+      { name, args, options, start },
+    );
   }
 
   /**
@@ -400,13 +429,7 @@ export class Host extends TypedEmitter<HostEvents> {
     options: CallOptions & { readonly raw?: boolean } = {},
   ): Promise<ReadResourceResult> {
     const result = await this.connected(server).readResource(uri, options);
-    if (options.raw) return result;
-    const { contents } = guardResourceContents(result.contents, {
-      server,
-      trusted: this.configs.get(server)?.trust === 'trusted',
-      context: { server, otherTools: this.catalogToolNames() },
-    });
-    return { ...result, contents };
+    return options.raw ? result : guardedResource(result, this.guardContext(server));
   }
 
   /** Gets a prompt's messages from `server`, roles kept; flagged text is guarded as in `readResource`. */
@@ -417,14 +440,13 @@ export class Host extends TypedEmitter<HostEvents> {
     options: CallOptions & { readonly raw?: boolean } = {},
   ): Promise<GetPromptResult> {
     const result = await this.connected(server).getPrompt(name, args, options);
-    if (options.raw) return result;
-    const { messages } = guardPromptMessages(result.messages, {
-      server,
-      prompt: name,
-      trusted: this.configs.get(server)?.trust === 'trusted',
-      context: { server, otherTools: this.catalogToolNames() },
-    });
-    return { ...result, messages };
+    return options.raw ? result : guardedPrompt(result, name, this.guardContext(server));
+  }
+
+  private guardContext(server: string): GuardContext {
+    const trusted = this.configs.get(server)?.trust === 'trusted';
+    const otherTools = this.keeper.current.tools.map((t) => ({ server: t.server, name: t.tool.name }));
+    return { server, trusted, otherTools };
   }
 
   /**
@@ -499,10 +521,6 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   // ---- internals ------------------------------------------------------------------------------
-
-  private catalogToolNames(): { server: string; name: string }[] {
-    return this.keeper.current.tools.map((t) => ({ server: t.server, name: t.tool.name }));
-  }
 
   private connected(server: string): Connection {
     const connection = this.supervisor.connection(server);

@@ -2,7 +2,8 @@
  * The relational schema of the store, as Kysely sees it. Written once for every dialect, so it
  * only uses what SQLite and PostgreSQL share: text, integer, and JSON kept as text. Timestamps
  * are ISO-8601 UTC strings from `Date.toISOString()`, which sort in time order as text;
- * booleans are integers 0/1.
+ * booleans are integers 0/1. Ids are 64-bit integers, which `pg` reads as strings: read them
+ * through `Number()`.
  */
 import type { Generated } from 'kysely';
 
@@ -21,7 +22,7 @@ export type EventStatus = 'pending' | 'delivered' | 'acked';
 
 /** `events`: server notifications, delivered at least once through `takePending`/`ack`. */
 export interface EventsTable {
-  id: Generated<number>;
+  id: Generated<number | string>;
   server: string;
   method: string;
   params: string | null;
@@ -54,7 +55,7 @@ export interface ToolPinsTable {
 
 /** `audit`: an append-only log of governed actions. */
 export interface AuditTable {
-  id: Generated<number>;
+  id: Generated<number | string>;
   at: string;
   server: string | null;
   actor: string | null;

@@ -130,6 +130,11 @@ export interface GatewayConfig {
   readonly consent: 'on' | 'off';
   readonly idempotencyTtlMs: number;
   readonly sessions: { readonly idleTtlMs: number; readonly max: number };
+  /**
+   * Also serve the HTTP+SSE transport of MCP 2024-11-05 (`GET <path>/sse`, `POST
+   * <path>/messages`) for clients that predate Streamable HTTP. Off unless set.
+   */
+  readonly legacySse: boolean;
 }
 
 export const DEFAULT_GATEWAY: GatewayConfig = {
@@ -155,6 +160,7 @@ export const DEFAULT_GATEWAY: GatewayConfig = {
   consent: 'on',
   idempotencyTtlMs: 10 * 60_000,
   sessions: { idleTtlMs: 30 * 60_000, max: 1000 },
+  legacySse: false,
 };
 
 /** The SHA-256 of a bearer token as lowercase hex: what `auth.tokens[].sha256` holds. */
@@ -371,6 +377,12 @@ export const gatewaySchema = z
         max: z.number().int().min(1).max(1_000_000).optional(),
       })
       .optional(),
+    legacySse: z
+      .boolean()
+      .optional()
+      .describe(
+        'Also serve the 2024-11-05 HTTP+SSE transport at <path>/sse for old clients (default false).',
+      ),
   })
   .describe('The gateway: Switchboard served as one MCP server (switchboard serve).');
 
@@ -466,5 +478,6 @@ export function resolveGateway(section: GatewaySection | undefined): GatewayConf
     consent: s.consent ?? d.consent,
     idempotencyTtlMs: s.idempotencyTtlMs ?? d.idempotencyTtlMs,
     sessions: { ...d.sessions, ...s.sessions },
+    legacySse: s.legacySse ?? d.legacySse,
   };
 }

@@ -1,31 +1,35 @@
 import {
-  type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
-  type CreateMessageResult,
-  type InputRequiredResult,
-  inputRequired,
-  inputResponse,
+  type GetPromptResult,
   type LoggingLevel,
   ProtocolError,
   ProtocolErrorCode,
+  type RequestStateCodec,
   ResourceNotFoundError,
-  Server,
-  type ServerContext,
+  type Server,
   UriTemplate,
 } from '@modelcontextprotocol/server';
-import type { LogEntry } from '../../client/connection-types.js';
-import type { ElicitationParams, SamplingParams } from '../../client/server-requests.js';
-import { describeError, isSwitchboardError } from '../../core/errors.js';
-import type { Caller } from '../../host/caller-relay.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { compileNameFilter } from '../../host/catalog/globs.js';
-import type { AskApproval } from '../../host/governance/governor.js';
 import type { Host } from '../../host/host.js';
+import { consentFor } from './consent-gate.js';
 import { exposedPrompts, exposedTools, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
 import { checkInputCaps, type InputLimits } from './input-caps.js';
 import { ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
+import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
+import { registerTaskRoutes, TASKS_EXTENSION, TaskAwareServer } from './task-routes.js';
+import {
+  callUpstream,
+  errorResult,
+  forwarded,
+  logThreshold,
+  nextRound,
+  relayedParts,
+  relayToolCall,
+  roundState,
+  type ToolAnswer,
+  toProtocolError,
+} from './upstream-calls.js';
 
 /**
  * One MCP server instance over the governed catalog, for one principal: what the gateway
@@ -55,16 +59,23 @@ export interface GatewayServerOptions {
   /** `on`: a call policy asks about is put to the calling client first; `off`: the host's Inbox decides. */
   readonly consent: 'on' | 'off';
   readonly limits: InputLimits;
-  readonly idempotency: IdempotencyCache<CallToolResult>;
+  readonly idempotency: IdempotencyCache<ToolAnswer>;
+  /**
+   * Seals what a 2026-07-28 call keeps between its rounds (relay-state.ts). Default: one codec
+   * per process with a random key (rounds must then come back to this process).
+   */
+  readonly relayState?: RequestStateCodec<RelayState>;
 }
 
-const CONSENT_KEY = 'consent';
+let processCodec: RequestStateCodec<RelayState> | undefined;
 
-export function createGatewayServer(options: GatewayServerOptions): Server {
+export function createGatewayServer(input: GatewayServerOptions): Server {
+  processCodec ??= relayStateCodec(relayStateKey());
+  const options = { ...input, relayState: input.relayState ?? processCodec };
   const { host, principal } = options;
   const resourceFilter = compileNameFilter(options.expose.resources);
   const promptFilter = compileNameFilter(options.expose.prompts);
-  const server = new Server(
+  const server = new TaskAwareServer(
     { name: 'switchboard', version: '0.1.0' },
     {
       instructions: 'Switchboard: the tools, resources and prompts of several MCP servers, governed.',
@@ -75,7 +86,9 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
         ...(options.expose.prompts.length > 0 && { prompts: { listChanged: true } }),
         completions: {},
         logging: {},
+        ...(anyUpstreamOffersTasks(host) && { extensions: { [TASKS_EXTENSION]: {} } }),
       },
+      requestState: { verify: (state, ctx) => options.relayState.verify(state, ctx) },
     },
   );
 
@@ -105,13 +118,27 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const tooBig = checkInputCaps(args, options.limits);
     if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
-    const consent = await consentFor(options, server, entry, args, ctx);
+    const state = roundState(ctx, name, args);
+    const consent = await consentFor(
+      { host, principal: principal.id, mode: options.consent, consentedBefore: state?.c === true },
+      server,
+      entry,
+      args,
+      ctx,
+    );
     if ('inputRequired' in consent) return consent.inputRequired;
     if ('refused' in consent) return errorResult(consent.refused);
-    const run = () => callUpstream(options, server, entry, args, ctx, consent.askApproval);
+    const relayed = relayedParts(ctx);
+    const logLevel = logThreshold(ctx, sessionLogLevel);
+    const run = (): Promise<ToolAnswer> =>
+      relayed && host.upstreamProtocol(entry.server).era === 'modern'
+        ? relayToolCall(options, entry, { name, args, ctx, consent, relayed, state, logLevel })
+        : callUpstream(options, server, entry, { args, ctx, askApproval: consent.askApproval, logLevel });
     const key = ctx.mcpReq._meta?.idempotencyKey;
+    // A round of a multi-round call is its own request: the key is scoped to the round.
+    const round = argumentsDigest([state ?? null, ctx.mcpReq.inputResponses ?? null]);
     return typeof key === 'string' && key.length > 0 && key.length <= 200
-      ? options.idempotency.run(principal.id, key, run)
+      ? options.idempotency.run(principal.id, `${key}\u0000${round}`, run)
       : run();
   });
 
@@ -143,8 +170,12 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     subscribed.delete(request.params.uri);
     return {};
   });
-  // Accepted so clients that set a level work; relayed log lines are not filtered by it yet.
-  server.setRequestHandler('logging/setLevel', () => ({}));
+  // A 2025 session's threshold for the upstream log lines relayed during its calls.
+  let sessionLogLevel: LoggingLevel | undefined;
+  server.setRequestHandler('logging/setLevel', (request) => {
+    sessionLogLevel = request.params.level;
+    return {};
+  });
 
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const ref = request.params.ref as { type: string; name?: string; uri?: string };
@@ -173,11 +204,34 @@ export function createGatewayServer(options: GatewayServerOptions): Server {
     const found = prompts().get(request.params.name);
     if (!found)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-    return forwarded(() =>
-      host.getPrompt(found.server, found.prompt.name, request.params.arguments ?? {}, {
-        signal: ctx.mcpReq.signal,
-      }),
+    const args = request.params.arguments ?? {};
+    const relayed = relayedParts(ctx);
+    if (!relayed || host.upstreamProtocol(found.server).era !== 'modern') {
+      return forwarded(() =>
+        host.getPrompt(found.server, found.prompt.name, args, { signal: ctx.mcpReq.signal }),
+      );
+    }
+    const state = roundState(ctx, request.params.name, args);
+    const answer = await forwarded(() =>
+      host.relayRequest(
+        found.server,
+        'prompts/get',
+        { name: found.prompt.name, arguments: args },
+        { ...relayed, ...(state?.u !== undefined && { requestState: state.u }) },
+        { signal: ctx.mcpReq.signal },
+      ),
     );
+    if (answer.kind !== 'input_required') return answer.raw as GetPromptResult;
+    return nextRound(options, ctx, answer.raw, { n: request.params.name, h: argumentsDigest(args) });
+  });
+
+  registerTaskRoutes(server, {
+    host,
+    allows: (name) => principal.allows(name),
+    relayed: relayedParts,
+    fail: (error) => {
+      throw toProtocolError(error);
+    },
   });
 
   return server;
@@ -219,157 +273,13 @@ export function servedTools(
 
 const servedCache = new WeakMap<object, Map<string, Map<string, CatalogTool>>>();
 
-type Consent =
-  | { readonly askApproval?: AskApproval }
-  | { readonly inputRequired: InputRequiredResult }
-  | { readonly refused: string };
-
-/**
- * The consent gate: when policy would ask about this call, the calling client is asked
- * ("allow <server>.<tool> with …?") before any upstream work — as an `input_required`
- * result (2026-07-28), which the SDK turns into an `elicitation/create` on a 2025 session.
- * A client that cannot show a question is refused: consent fails closed.
- */
-async function consentFor(
-  options: GatewayServerOptions,
-  server: Server,
-  entry: CatalogTool,
-  args: Record<string, unknown>,
-  ctx: ServerContext,
-): Promise<Consent> {
-  if (options.consent === 'off') return {};
-  const decision = await options.host.governor.decision(entry, options.principal.id);
-  if (decision.verdict !== 'ask') return {};
-  const answer = inputResponse(ctx.mcpReq.inputResponses, CONSENT_KEY);
-  if (answer.kind === 'missing') {
-    if (!clientCanElicit(server, ctx)) {
-      return {
-        refused: `${entry.server}.${entry.tool.name} needs your consent (${decision.reason}), but this client cannot ask you (it does not support elicitation); the call was refused. Use a client with elicitation, or have the gateway's operator allow the tool.`,
-      };
-    }
-    const preview = JSON.stringify(args);
-    return {
-      inputRequired: inputRequired({
-        inputRequests: {
-          [CONSENT_KEY]: inputRequired.elicit({
-            message: `Allow ${entry.server}.${entry.tool.name} with ${preview.length > 300 ? `${preview.slice(0, 299)}…` : preview}? (${decision.reason})`,
-            requestedSchema: { type: 'object', properties: {} },
-          }),
-        },
-      }),
-    };
-  }
-  const accepted = answer.kind === 'elicit' && answer.action === 'accept';
-  return {
-    askApproval: async () =>
-      accepted ? { approved: true, always: false } : { approved: false, reason: 'the client declined' },
-  };
-}
-
-function clientCanElicit(server: Server, ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as
-    | ClientCapabilities
-    | undefined;
-  return capabilities?.elicitation !== undefined;
-}
-
-/**
- * The calling client as the answerer of the upstream's elicitation and sampling requests
- * during the call, on a 2025-era connection (the request goes to the client related to the
- * call). A 2026-07-28 client cannot be asked mid-call (its requests are answered with
- * `input_required` results instead): those requests go to the host's Inbox.
- */
-function callerOf(server: Server, ctx: ServerContext): Caller | undefined {
-  if (ctx.mcpReq.envelope !== undefined) return undefined;
-  const capabilities = server.getClientCapabilities();
-  const elicit = capabilities?.elicitation !== undefined;
-  const sample = capabilities?.sampling !== undefined;
-  if (!elicit && !sample) return undefined;
-  return {
-    ...(elicit && { elicit: (params: ElicitationParams) => ctx.mcpReq.elicitInput(params) }),
-    ...(sample && {
-      sample: async (params: SamplingParams) =>
-        (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult,
-    }),
-  };
-}
-
-async function callUpstream(
-  options: GatewayServerOptions,
-  server: Server,
-  entry: CatalogTool,
-  args: Record<string, unknown>,
-  ctx: ServerContext,
-  askApproval: AskApproval | undefined,
-): Promise<CallToolResult> {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  // The server's log notifications while the call runs reach the calling client (a server
-  // with several calls at once cannot say which call a line belongs to: each caller sees all).
-  const relayLog = (line: LogEntry) => {
-    if (line.server !== entry.server || line.source !== 'server') return;
-    void ctx.mcpReq
-      .notify({
-        method: 'notifications/message',
-        params: {
-          level: line.level as LoggingLevel,
-          data: line.text,
-          ...(line.logger && { logger: line.logger }),
-        },
-      })
-      .catch(() => undefined);
-  };
-  options.host.on('log', relayLog);
-  const caller = callerOf(server, ctx);
-  try {
-    const result = await options.host.callTool(entry.name, args, {
-      session: options.principal.id,
-      signal: ctx.mcpReq.signal,
-      ...(askApproval && { askApproval }),
-      ...(caller && { caller }),
-      ...(progressToken !== undefined && {
-        onProgress: (progress) =>
-          void ctx.mcpReq
-            .notify({ method: 'notifications/progress', params: { progressToken, ...progress } })
-            .catch(() => undefined),
-      }),
-    });
-    return result.raw;
-  } catch (error) {
-    // Policy and approval outcomes are answers the model should read; the rest are errors.
-    if (isSwitchboardError(error, 'POLICY_DENIED') || isSwitchboardError(error, 'APPROVAL_DECLINED')) {
-      return errorResult(error.message);
-    }
-    throw toProtocolError(error);
-  } finally {
-    options.host.off('log', relayLog);
-  }
-}
-
-async function forwarded<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw toProtocolError(error);
-  }
-}
-
-/** An upstream's JSON-RPC error keeps its code across the hop; our own errors become internal errors with their message. */
-function toProtocolError(error: unknown): ProtocolError {
-  if (error instanceof ProtocolError) return error;
-  if (isSwitchboardError(error)) {
-    const rpc = error.details.rpcCode;
-    // The upstream's error data (a not-found resource's `uri`, SEP-2164) crosses the hop too.
-    const data = error.details.rpcData ?? { code: error.code };
-    return new ProtocolError(
-      typeof rpc === 'number' ? rpc : ProtocolErrorCode.InternalError,
-      error.message,
-      data,
+/** Whether some connected upstream offers the Tasks extension (then the gateway relays it). */
+function anyUpstreamOffersTasks(host: Host): boolean {
+  return host
+    .servers()
+    .some(
+      (s) =>
+        s.state === 'connected' &&
+        host.upstreamProtocol(s.name).capabilities?.extensions?.[TASKS_EXTENSION] !== undefined,
     );
-  }
-  return new ProtocolError(ProtocolErrorCode.InternalError, describeError(error));
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

@@ -5,46 +5,63 @@ import {
   isLegacyRequest,
   type McpHttpHandler,
   type Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { type EventStoreLimits, GatewayEventStore } from './event-store.js';
 import type { GatewayPrincipal } from './gateway-server.js';
+import { jsonRpcError } from './json-rpc-error.js';
+import { LegacySseTransport } from './legacy-sse-transport.js';
 import { checkParamHeaders } from './param-headers.js';
 
 /**
- * The `/mcp` endpoint for both eras. 2026-07-28 requests are stateless: the SDK's
+ * The `/mcp` endpoint for every era. 2026-07-28 requests are stateless: the SDK's
  * `createMcpHandler` builds one server instance per request for its principal. 2025-era
  * traffic gets real sessions (MCP 2025-11-25 "Session Management": `Mcp-Session-Id`, a GET
  * stream for server→client messages, DELETE), which `createMcpHandler` does not offer — hence
- * the session table here, routed with the SDK's own classifier. A session belongs to the
- * principal that opened it; idle sessions are closed after a TTL, and at the cap the least
- * recently used one makes room, so a flood of `initialize` cannot exhaust memory.
+ * the session table here, routed with the SDK's own classifier — and their streams are
+ * resumable ("Resumability and Redelivery"): every event is kept in the event store, POST
+ * streams open with a priming event carrying `retry`, and `GET` + `Last-Event-ID` replays what
+ * a client missed. 2024-11-05 HTTP+SSE sessions (`openSse`/`postSse`) live in the same table.
+ * A session belongs to the principal that opened it; idle sessions are closed after a TTL,
+ * and at the cap the least recently used one makes room, so a flood of `initialize` (or of
+ * SSE streams) cannot exhaust memory.
  */
 export interface McpEndpointOptions {
   /** A server instance for `principal` (one per session, or per modern request). */
   readonly build: (principal: GatewayPrincipal) => Server;
   readonly sessions: { readonly idleTtlMs: number; readonly max: number };
+  /** Bounds of the event store behind resumable streams (event-store.ts has the defaults). */
+  readonly events?: Partial<EventStoreLimits>;
+  /** The `retry` (ms) a priming event tells clients to wait before they resume. Default 1 s. */
+  readonly retryMs?: number;
+  /** Milliseconds between keep-alive comments on 2024-11-05 SSE streams. Default 15 s. */
+  readonly keepAliveMs?: number;
   readonly onerror?: (error: Error) => void;
   readonly now?: () => number;
   /** The served tool of a `tools/call` by name, for the SEP-2243 `Mcp-Param-*` header check. */
   readonly toolFor?: (principal: GatewayPrincipal, name: string) => Tool | undefined;
 }
 
-interface Session {
-  readonly server: Server;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly principal: string;
-  lastSeen: number;
-}
+type Session = { readonly server: Server; readonly principal: string; lastSeen: number } & (
+  | { readonly kind: 'streamable'; readonly transport: WebStandardStreamableHTTPServerTransport }
+  | { readonly kind: 'sse'; readonly transport: LegacySseTransport }
+);
 
 export class McpEndpoint {
   private readonly sessions = new Map<string, Session>();
+  private readonly events: GatewayEventStore;
   private readonly modern: McpHttpHandler;
   private readonly reaper: NodeJS.Timeout;
   private readonly now: () => number;
 
   constructor(private readonly options: McpEndpointOptions) {
     this.now = options.now ?? Date.now;
+    this.events = new GatewayEventStore({
+      ...(options.events && { limits: options.events }),
+      now: this.now,
+    });
     this.modern = createMcpHandler(
       (ctx) => options.build((ctx.authInfo?.extra?.principal as GatewayPrincipal | undefined) ?? ANONYMOUS),
       { legacy: 'reject', ...(options.onerror && { onerror: options.onerror }) },
@@ -54,7 +71,7 @@ export class McpEndpoint {
     this.reaper.unref();
   }
 
-  /** How many 2025-era sessions are open. */
+  /** How many sessions (2025-era and 2024-11-05 SSE) are open. */
   get sessionCount(): number {
     return this.sessions.size;
   }
@@ -70,9 +87,53 @@ export class McpEndpoint {
     });
   }
 
+  /**
+   * Opens a 2024-11-05 HTTP+SSE session for `principal`: the answer to its `GET` is the event
+   * stream, whose `endpoint` event names `postPath?sessionId=…` for the client's messages.
+   */
+  async openSse(principal: GatewayPrincipal, postPath: string): Promise<Response> {
+    await this.makeRoom();
+    const id = randomUUID();
+    const transport = new LegacySseTransport({
+      sessionId: id,
+      postUrl: `${postPath}?sessionId=${id}`,
+      ...(this.options.keepAliveMs !== undefined && { keepAliveMs: this.options.keepAliveMs }),
+    });
+    const session: Session = {
+      kind: 'sse',
+      server: this.server(principal),
+      transport,
+      principal: principal.id,
+      lastSeen: this.now(),
+    };
+    // Set before connect, which chains it: the stream ending, for any reason, ends the session.
+    transport.onclose = () => this.forget(id, session);
+    await session.server.connect(transport);
+    this.sessions.set(id, session);
+    return transport.open();
+  }
+
+  /** One message POSTed to a 2024-11-05 session; `sessionId` comes from the URL the stream announced. */
+  postSse(
+    sessionId: string | null,
+    principal: GatewayPrincipal,
+    parsedBody: unknown,
+    request: Request,
+  ): Response {
+    const session = sessionId === null ? undefined : this.sessions.get(sessionId);
+    // Another principal's session id is answered like an unknown one: nothing to learn from it.
+    if (session?.kind !== 'sse' || session.principal !== principal.id) {
+      return jsonRpcError(404, -32001, 'Session not found; open a new SSE stream.');
+    }
+    session.lastSeen = this.now();
+    return session.transport.receive(parsedBody, request);
+  }
+
   /** Tells every client the lists changed (sessions get notifications; modern clients via `subscriptions/listen`). */
   listsChanged(): void {
     for (const session of this.sessions.values()) {
+      // A session still waiting for its `initialize` has no lists to have changed yet.
+      if (session.server.getNegotiatedProtocolVersion() === undefined) continue;
       void session.server.sendToolListChanged().catch(() => undefined);
       void session.server.sendPromptListChanged().catch(() => undefined);
       void session.server.sendResourceListChanged().catch(() => undefined);
@@ -80,6 +141,24 @@ export class McpEndpoint {
     this.modern.notify.toolsChanged();
     this.modern.notify.promptsChanged();
     this.modern.notify.resourcesChanged();
+  }
+
+  /** Closes every session and in-flight modern exchange. */
+  async close(): Promise<void> {
+    clearInterval(this.reaper);
+    const all = [...this.sessions];
+    this.sessions.clear();
+    await Promise.all(all.map(([id, s]) => this.closeSession(id, s)));
+    await this.modern.close();
+  }
+
+  /** Closes sessions idle past the TTL and drops expired stored events; returns how many sessions. */
+  async reap(): Promise<number> {
+    this.events.prune();
+    const cutoff = this.now() - this.options.sessions.idleTtlMs;
+    const idle = [...this.sessions].filter(([, s]) => s.lastSeen < cutoff);
+    await Promise.all(idle.map(([id, s]) => this.closeSession(id, s)));
+    return idle.length;
   }
 
   /**
@@ -115,24 +194,6 @@ export class McpEndpoint {
     );
   }
 
-  /** Closes every session and in-flight modern exchange. */
-  async close(): Promise<void> {
-    clearInterval(this.reaper);
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(all.map((s) => closeSession(s)));
-    await this.modern.close();
-  }
-
-  /** Closes sessions idle past the TTL; returns how many. */
-  async reap(): Promise<number> {
-    const cutoff = this.now() - this.options.sessions.idleTtlMs;
-    const idle = [...this.sessions].filter(([, s]) => s.lastSeen < cutoff);
-    for (const [id] of idle) this.sessions.delete(id);
-    await Promise.all(idle.map(([, s]) => closeSession(s)));
-    return idle.length;
-  }
-
   private async legacy(
     request: Request,
     principal: GatewayPrincipal,
@@ -142,11 +203,11 @@ export class McpEndpoint {
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId);
       // Another principal's session id is answered like an unknown one: nothing to learn from it.
-      if (session === undefined || session.principal !== principal.id) {
+      if (session?.kind !== 'streamable' || session.principal !== principal.id) {
         return jsonRpcError(404, -32001, 'Session not found; initialize a new one.');
       }
       session.lastSeen = this.now();
-      return session.transport.handleRequest(request, { parsedBody });
+      return session.transport.handleRequest(asNegotiated(request, session.server), { parsedBody });
     }
     if (request.method === 'POST' && isInitializeRequest(parsedBody))
       return this.open(request, principal, parsedBody);
@@ -155,22 +216,35 @@ export class McpEndpoint {
 
   private async open(request: Request, principal: GatewayPrincipal, parsedBody: unknown): Promise<Response> {
     await this.makeRoom();
-    const server = this.options.build(principal);
-    if (this.options.onerror) server.onerror = this.options.onerror;
+    const server = this.server(principal);
+    // The id is chosen here rather than by the transport, so the event store's view can be
+    // scoped to it before the first event (the initialize response) is stored.
+    const id = randomUUID();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { server, transport, principal: principal.id, lastSeen: this.now() });
+      sessionIdGenerator: () => id,
+      eventStore: this.events.forSession(id),
+      retryInterval: this.options.retryMs ?? 1_000,
+      onsessioninitialized: () => {
+        this.sessions.set(id, {
+          kind: 'streamable',
+          server,
+          transport,
+          principal: principal.id,
+          lastSeen: this.now(),
+        });
       },
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-      },
+      onsessionclosed: () => this.forget(id),
     });
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody });
-    if (transport.sessionId === undefined)
-      await closeSession({ server, transport, principal: principal.id, lastSeen: 0 });
+    if (transport.sessionId === undefined) await this.closeSession(id, { server, transport });
     return response;
+  }
+
+  private server(principal: GatewayPrincipal): Server {
+    const server = this.options.build(principal);
+    if (this.options.onerror) server.onerror = this.options.onerror;
+    return server;
   }
 
   /** At the cap, the least recently used session is closed. */
@@ -180,21 +254,40 @@ export class McpEndpoint {
       for (const entry of this.sessions)
         if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
       if (!oldest) return;
-      this.sessions.delete(oldest[0]);
-      await closeSession(oldest[1]);
+      await this.closeSession(...oldest);
     }
   }
+
+  /** Removes a session from the table (if it is still `session`) and drops its stored events. */
+  private forget(id: string, session?: Pick<Session, 'server' | 'transport'>): void {
+    if (session === undefined || this.sessions.get(id) === session) this.sessions.delete(id);
+    this.events.clear(id);
+  }
+
+  private async closeSession(id: string, session: Pick<Session, 'server' | 'transport'>): Promise<void> {
+    this.forget(id, session);
+    await session.transport.close().catch(() => undefined);
+    await session.server.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The request as the transport should judge it: by the version the session negotiated, when
+ * a request's `MCP-Protocol-Version` names another supported one. The SDK decides from that
+ * header alone whether a POST stream opens with a priming event (and so whether it can be
+ * resumed), but what a client can parse — an empty `data:` event from 2025-11-25 on — is what
+ * it said at `initialize`; the spec has the header SHOULD repeat that version anyway.
+ * Unsupported versions are left alone, for the transport to refuse with 400.
+ */
+function asNegotiated(request: Request, server: Server): Request {
+  const negotiated = server.getNegotiatedProtocolVersion();
+  const sent = request.headers.get('mcp-protocol-version');
+  if (negotiated === undefined || sent === null || sent === negotiated) return request;
+  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(sent)) return request;
+  const headers = new Headers(request.headers);
+  headers.set('mcp-protocol-version', negotiated);
+  return new Request(request, { headers });
 }
 
 // Unreachable with the security chain in front (it always passes a principal); allows nothing.
 const ANONYMOUS: GatewayPrincipal = { id: 'anonymous', allows: () => false };
-
-async function closeSession(session: Session): Promise<void> {
-  await session.transport.close().catch(() => undefined);
-  await session.server.close().catch(() => undefined);
-}
-
-/** A JSON-RPC error body with an HTTP status, shaped like the SDK transport's own answers. */
-export function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
-}

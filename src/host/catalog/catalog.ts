@@ -180,7 +180,8 @@ export function buildCatalog(offers: readonly ServerOffer[], options: CatalogOpt
       });
     }
   }
-  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // Servers in name order, each server's tools in the order it listed them: the upstream's
+  // order is part of what it says (clients show tools in that order; the first is often the main one).
   const attribute = <T>(pick: (o: ServerOffer) => readonly T[] | undefined) =>
     offers.flatMap((o) => (pick(o) ?? []).map((item) => ({ server: o.server, item })));
   const resources = attribute((o) => o.resources);

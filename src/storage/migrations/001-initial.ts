@@ -5,16 +5,23 @@
 import { type ColumnDefinitionBuilder, type Kysely, type Migration, sql } from 'kysely';
 import { dialectOf } from '../dialect.js';
 
-/** An ever-growing integer key: ids are never reused, even after rows are deleted. */
+/**
+ * An ever-growing 64-bit integer key: ids are never reused, even after rows are deleted.
+ * SQLite's INTEGER is 64-bit already; PostgreSQL's is 32-bit, too few for a busy audit log.
+ */
 function identity(db: Kysely<unknown>) {
   return dialectOf(db) === 'postgres'
-    ? (col: ColumnDefinitionBuilder) => col.generatedByDefaultAsIdentity().primaryKey()
-    : (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement();
+    ? {
+        type: 'bigint' as const,
+        build: (col: ColumnDefinitionBuilder) => col.generatedByDefaultAsIdentity().primaryKey(),
+      }
+    : { type: 'integer' as const, build: (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement() };
 }
 
 /** The initial schema. */
 export const migration001Initial: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
+    const id = identity(db);
     await db.schema
       .createTable('servers')
       .addColumn('name', 'text', (col) => col.primaryKey())
@@ -27,7 +34,7 @@ export const migration001Initial: Migration = {
 
     await db.schema
       .createTable('events')
-      .addColumn('id', 'integer', identity(db))
+      .addColumn('id', id.type, id.build)
       .addColumn('server', 'text', (col) => col.notNull())
       .addColumn('method', 'text', (col) => col.notNull())
       .addColumn('params', 'text')
@@ -63,7 +70,7 @@ export const migration001Initial: Migration = {
 
     await db.schema
       .createTable('audit')
-      .addColumn('id', 'integer', identity(db))
+      .addColumn('id', id.type, id.build)
       .addColumn('at', 'text', (col) => col.notNull())
       .addColumn('server', 'text')
       .addColumn('actor', 'text')

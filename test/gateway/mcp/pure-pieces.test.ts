@@ -14,9 +14,10 @@ describe('exposed names', () => {
   ]);
 
   it('namespaces everything, or passes unique names through and namespaces the colliding ones', () => {
+    // Servers in name order, each server's tools in the order the server listed them.
     expect([...exposedTools(catalog.tools, 'namespaced').keys()]).toEqual([
-      'mcp__a__only_a',
       'mcp__a__read',
+      'mcp__a__only_a',
       'mcp__b__read',
     ]);
     const passthrough = exposedTools(catalog.tools, 'passthrough-unique');

@@ -24,6 +24,20 @@ describe('buildCatalog', () => {
     expect(c.rejected).toEqual([]);
   });
 
+  it("keeps servers in name order and each server's tools in the order it listed them", () => {
+    const c = buildCatalog([
+      { server: 'zeta', tools: [tool('b'), tool('a')] },
+      { server: 'alpha', tools: [tool('main'), tool('aux'), tool('extra')] },
+    ]);
+    expect(c.tools.map((t) => t.name)).toEqual([
+      'mcp__alpha__main',
+      'mcp__alpha__aux',
+      'mcp__alpha__extra',
+      'mcp__zeta__b',
+      'mcp__zeta__a',
+    ]);
+  });
+
   it('rejects both sides of a collision after sanitization, with the reason', () => {
     const c = buildCatalog([{ server: 's', tools: [tool('a.b'), tool('a_b'), tool('ok')] }]);
     expect(c.tools.map((t) => t.name)).toEqual(['mcp__s__ok']);

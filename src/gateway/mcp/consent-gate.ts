@@ -1,0 +1,84 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { CatalogTool } from '../../host/catalog/catalog.js';
+import type { AskApproval } from '../../host/governance/governor.js';
+import type { Host } from '../../host/host.js';
+
+/**
+ * The consent gate: when policy would ask about a call, the calling client is asked ("allow
+ * <server>.<tool> with …?") before any upstream work — as an `input_required` result
+ * (2026-07-28), which the SDK turns into an `elicitation/create` on a 2025 session. A client
+ * that cannot show a question is refused: consent fails closed.
+ */
+
+/** The key of the gateway's own question among a round's `inputRequests` (namespaced: upstream keys pass through beside it). */
+export const CONSENT_KEY = 'switchboard/consent';
+
+export type Consent =
+  | { readonly askApproval?: AskApproval; readonly consented?: true }
+  | { readonly inputRequired: InputRequiredResult }
+  | { readonly refused: string };
+
+export interface ConsentInput {
+  readonly host: Host;
+  readonly principal: string;
+  readonly mode: 'on' | 'off';
+  /** An earlier round of this call (its sealed state says so) already consented. */
+  readonly consentedBefore: boolean;
+}
+
+export async function consentFor(
+  input: ConsentInput,
+  server: Server,
+  entry: CatalogTool,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+): Promise<Consent> {
+  if (input.mode === 'off') return {};
+  const decision = await input.host.governor.decision(entry, input.principal);
+  if (decision.verdict !== 'ask') return {};
+  if (input.consentedBefore) return { askApproval: approve, consented: true };
+  const answer = inputResponse(ctx.mcpReq.inputResponses, CONSENT_KEY);
+  if (answer.kind === 'missing') {
+    if (!clientCanElicit(server, ctx)) {
+      return {
+        refused: `${entry.server}.${entry.tool.name} needs your consent (${decision.reason}), but this client cannot ask you (it does not support elicitation); the call was refused. Use a client with elicitation, or have the gateway's operator allow the tool.`,
+      };
+    }
+    const preview = JSON.stringify(args);
+    return {
+      inputRequired: inputRequired({
+        inputRequests: {
+          [CONSENT_KEY]: inputRequired.elicit({
+            message: `Allow ${entry.server}.${entry.tool.name} with ${preview.length > 300 ? `${preview.slice(0, 299)}…` : preview}? (${decision.reason})`,
+            requestedSchema: { type: 'object', properties: {} },
+          }),
+        },
+      }),
+    };
+  }
+  if (answer.kind === 'elicit' && answer.action === 'accept')
+    return { askApproval: approve, consented: true };
+  return { askApproval: async () => ({ approved: false, reason: 'the client declined' }) };
+}
+
+const approve: AskApproval = async () => ({ approved: true, always: false });
+
+/** The calling client's capabilities: the request's own (2026-07-28) or its session's. */
+export function callerCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as
+    | ClientCapabilities
+    | undefined;
+}
+
+function clientCanElicit(server: Server, ctx: ServerContext): boolean {
+  return callerCapabilities(server, ctx)?.elicitation !== undefined;
+}

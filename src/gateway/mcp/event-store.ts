@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+import { SwitchboardError } from '../../core/errors.js';
+
+/**
+ * What the gateway keeps for resumable streams (MCP 2025-11-25 Streamable HTTP, "Resumability
+ * and Redelivery"; SEP-1699 SSE polling): every event a 2025-era session's transport sends, so
+ * a client whose stream dropped (or that the server closed on purpose, after the priming event
+ * told it `retry`) can come back with `GET` + `Last-Event-ID` and receive what it missed.
+ *
+ * Bounded three ways, because every session of every client writes here: per stream (the
+ * newest `eventsPerStream` events and `bytesPerStream` bytes; older ones go first), in time
+ * (events older than `ttlMs` are gone), and as a whole (past `totalBytes`, the streams written
+ * least recently are dropped whole). A resume from an event that has been dropped since gets
+ * the events still kept after it: what fell out in between is lost, not invented.
+ */
+export interface EventStoreLimits {
+  readonly eventsPerStream: number;
+  readonly bytesPerStream: number;
+  readonly ttlMs: number;
+  readonly totalBytes: number;
+}
+
+export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = {
+  eventsPerStream: 1_000,
+  bytesPerStream: 1024 * 1024,
+  // Long enough for a client to come back after a network blip or a laptop lid; much shorter
+  // than the idle session TTL, since a stream nobody resumes within minutes is not resumed.
+  ttlMs: 5 * 60_000,
+  totalBytes: 64 * 1024 * 1024,
+};
+
+/** What one kept event costs besides its JSON: the entry, its id, its place in the array. */
+const EVENT_OVERHEAD_BYTES = 64;
+
+interface StoredEvent {
+  readonly seq: number;
+  readonly at: number;
+  readonly bytes: number;
+  readonly message: JSONRPCMessage;
+}
+
+interface Stream {
+  /** Random, so an event id says nothing about other sessions' traffic. */
+  readonly token: string;
+  readonly session: string;
+  readonly streamId: StreamId;
+  readonly events: StoredEvent[];
+  bytes: number;
+  nextSeq: number;
+  lastWrite: number;
+}
+
+/**
+ * The gateway's in-memory event store, shared by all sessions. Each session's transport gets
+ * its own view (`forSession`): the SDK names the standalone GET stream the same in every
+ * session, and a session must never replay another's events. An event id is
+ * `<stream token>.<sequence>`, so a `Last-Event-ID` leads straight to its stream.
+ */
+export class GatewayEventStore {
+  /** Every stream by token, least recently written first (re-inserted on each write). */
+  private readonly streams = new Map<string, Stream>();
+  private readonly bySession = new Map<string, Map<StreamId, Stream>>();
+  private readonly limits: EventStoreLimits;
+  private readonly now: () => number;
+  private total = 0;
+
+  constructor(options: { readonly limits?: Partial<EventStoreLimits>; readonly now?: () => number } = {}) {
+    this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...options.limits };
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The SDK `EventStore` of one session: it sees and replays only that session's streams. The
+   * session stores events from now until `clear(session)`; what its transport sends after that
+   * (answers of calls still running when it closed) is not kept, since nobody can resume it.
+   */
+  forSession(session: string): EventStore {
+    if (!this.bySession.has(session)) this.bySession.set(session, new Map());
+    return {
+      storeEvent: async (streamId, message) => this.store(session, streamId, message),
+      getStreamIdForEventId: async (eventId) => this.find(session, eventId)?.stream.streamId,
+      replayEventsAfter: (eventId, { send }) => this.replay(session, eventId, send),
+    };
+  }
+
+  /** Forgets every event of `session`, and keeps no more (its session closed). */
+  clear(session: string): void {
+    const streams = this.bySession.get(session);
+    if (!streams) return;
+    for (const stream of streams.values()) this.drop(stream);
+    this.bySession.delete(session);
+  }
+
+  /** Drops the streams whose newest event is past the TTL. Cheap: it stops at the first fresh one. */
+  prune(): void {
+    const cutoff = this.now() - this.limits.ttlMs;
+    for (const stream of this.streams.values()) {
+      if (stream.lastWrite > cutoff) break;
+      this.drop(stream);
+    }
+  }
+
+  /** What is kept right now, for tests and status. */
+  get size(): { readonly streams: number; readonly events: number; readonly bytes: number } {
+    let events = 0;
+    for (const stream of this.streams.values()) events += stream.events.length;
+    return { streams: this.streams.size, events, bytes: this.total };
+  }
+
+  private store(session: string, streamId: StreamId, message: JSONRPCMessage): EventId {
+    this.prune();
+    const now = this.now();
+    const streams = this.bySession.get(session);
+    // An id no stream has: the SDK needs one, and a replay from it finds nothing, as it should.
+    if (!streams) return 'closed.0';
+    let stream = streams.get(streamId);
+    if (!stream) {
+      stream = {
+        token: randomBytes(9).toString('base64url'),
+        session,
+        streamId,
+        events: [],
+        bytes: 0,
+        nextSeq: 1,
+        lastWrite: now,
+      };
+      streams.set(streamId, stream);
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(message)) + EVENT_OVERHEAD_BYTES;
+    const seq = stream.nextSeq++;
+    stream.events.push({ seq, at: now, bytes, message });
+    stream.bytes += bytes;
+    this.total += bytes;
+    stream.lastWrite = now;
+    this.streams.delete(stream.token);
+    this.streams.set(stream.token, stream);
+    this.trim(stream);
+    // The newest event is always kept, even alone over a bound: dropping it would lose a
+    // response the client is waiting for, and the whole-store bound still holds the rest.
+    for (const oldest of this.streams.values()) {
+      if (this.total <= this.limits.totalBytes || oldest === stream) break;
+      this.drop(oldest);
+    }
+    return `${stream.token}.${seq}`;
+  }
+
+  /** Drops events of `stream` past the TTL or over its bounds, oldest first, keeping the newest. */
+  private trim(stream: Stream): void {
+    const cutoff = this.now() - this.limits.ttlMs;
+    const { events } = stream;
+    while (
+      events.length > 1 &&
+      (events.length > this.limits.eventsPerStream ||
+        stream.bytes > this.limits.bytesPerStream ||
+        events[0]!.at <= cutoff)
+    ) {
+      const gone = events.shift()!;
+      stream.bytes -= gone.bytes;
+      this.total -= gone.bytes;
+    }
+  }
+
+  private drop(stream: Stream): void {
+    this.streams.delete(stream.token);
+    this.bySession.get(stream.session)?.delete(stream.streamId);
+    this.total -= stream.bytes;
+  }
+
+  /** The stream and sequence number of `eventId`, when it is this session's and was issued. */
+  private find(session: string, eventId: EventId): { stream: Stream; seq: number } | undefined {
+    this.prune();
+    const dot = eventId.lastIndexOf('.');
+    if (dot < 0) return undefined;
+    const stream = this.streams.get(eventId.slice(0, dot));
+    const seq = Number(eventId.slice(dot + 1));
+    if (!stream || stream.session !== session || !Number.isSafeInteger(seq)) return undefined;
+    // Only a number this stream has handed out; a later one would replay nothing, silently.
+    if (seq < 1 || seq >= stream.nextSeq) return undefined;
+    return { stream, seq };
+  }
+
+  /**
+   * Sends the events after `eventId` on its stream, in order. Events stored while the replay
+   * awaits the client are sent too (the SDK maps the new stream only once this resolves, so
+   * they would otherwise reach nobody); bounded so a chatty stream cannot keep it going.
+   */
+  private async replay(
+    session: string,
+    eventId: EventId,
+    send: (eventId: EventId, message: JSONRPCMessage) => Promise<void>,
+  ): Promise<StreamId> {
+    const found = this.find(session, eventId);
+    if (!found) {
+      throw new SwitchboardError(
+        'NOT_FOUND',
+        `No stream of this session holds event ${JSON.stringify(eventId)}: it expired or never existed. ` +
+          'Open a new stream without Last-Event-ID.',
+      );
+    }
+    const { stream } = found;
+    this.trim(stream);
+    let after = found.seq;
+    for (let round = 0; round < 10; round++) {
+      const batch = stream.events.filter((e) => e.seq > after);
+      if (batch.length === 0) break;
+      for (const event of batch) {
+        after = event.seq;
+        // The priming event (`{}`, empty data on the wire) primes a stream; it is no message.
+        if ('jsonrpc' in event.message) await send(`${stream.token}.${event.seq}`, event.message);
+      }
+    }
+    return stream.streamId;
+  }
+}

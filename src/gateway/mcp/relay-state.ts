@@ -1,0 +1,74 @@
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
+
+/**
+ * What the gateway keeps of a relayed multi-round call between rounds — in the `requestState`
+ * the client echoes, never in memory, so any gateway instance sharing the key can serve the
+ * next round. Sealed with the SDK's HMAC codec and bound to the principal and method: a
+ * modified, expired or borrowed state is refused (-32602) before a handler runs.
+ */
+export interface RelayState {
+  /** The served name of the tool or prompt the rounds belong to. */
+  readonly n: string;
+  /** Digest of the arguments: a round must repeat the first round's arguments. */
+  readonly h: string;
+  /** The caller already consented to this call (the consent gate asks once per call). */
+  readonly c?: true;
+  /** The upstream server's own `requestState`, passed back to it byte for byte. */
+  readonly u?: string;
+}
+
+/** The state codec of one gateway: `key` is shared by every instance (see `relayStateKey`). */
+export function relayStateCodec(key: Uint8Array): RequestStateCodec<RelayState> {
+  return createRequestStateCodec<RelayState>({
+    key,
+    ttlSeconds: 600,
+    bind: (ctx) => `${ctx.mcpReq.method}\u0000${ctx.http?.authInfo?.clientId ?? ''}`,
+  });
+}
+
+/**
+ * The key sealing relay states, derived from Switchboard's secret key (so gateways that share
+ * `SWITCHBOARD_SECRET_KEY` accept each other's states), or random per process without one.
+ */
+export function relayStateKey(secret?: Uint8Array): Uint8Array {
+  if (!secret) return randomBytes(32);
+  return new Uint8Array(hkdfSync('sha256', secret, 'switchboard', 'gateway relay state v1', 32));
+}
+
+/** A stable digest of call arguments (key order does not matter). */
+export function argumentsDigest(args: unknown): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('base64url').slice(0, 22);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const TASK_ID_PREFIX = 'sbt1.';
+
+/**
+ * Task ids as the client sees them: the upstream's id with the server it lives on, so the
+ * `tasks/*` requests that follow reach that server. Not secret and not sealed: a principal
+ * may only route to servers it is allowed anyway, and the upstream's ids are its own to guard.
+ */
+export function clientTaskId(server: string, upstreamTaskId: string): string {
+  return `${TASK_ID_PREFIX}${Buffer.from(server, 'utf8').toString('base64url')}.${upstreamTaskId}`;
+}
+
+/** The server and upstream id of a client-side task id; `undefined` when it is not one of ours. */
+export function upstreamTaskId(taskId: string): { server: string; taskId: string } | undefined {
+  if (!taskId.startsWith(TASK_ID_PREFIX)) return undefined;
+  const rest = taskId.slice(TASK_ID_PREFIX.length);
+  const dot = rest.indexOf('.');
+  if (dot <= 0 || dot === rest.length - 1) return undefined;
+  const server = Buffer.from(rest.slice(0, dot), 'base64url').toString('utf8');
+  return server.length > 0 ? { server, taskId: rest.slice(dot + 1) } : undefined;
+}

@@ -1,0 +1,93 @@
+import type { Connection } from '../client/connection.js';
+import type { ToolCallOptions } from '../client/connection-types.js';
+import type { ToolResult } from '../client/results.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import type { Caller, CallerRelay } from './caller-relay.js';
+import type { CatalogTool } from './catalog/catalog.js';
+import { type AskApproval, DEFAULT_SESSION, type Governor } from './governance/governor.js';
+import type { CallHooks } from './host.js';
+
+/**
+ * The one path every tool call takes through the host, whatever it sends upstream (a plain
+ * call, or a 2026-07-28 request relayed for the gateway): catalog lookup, policy and approval,
+ * the `before` hooks, the call with the caller registered for the server's requests, the
+ * audit record and the `after` hooks — on success and on failure alike.
+ */
+
+/** Options of a tool call through the host. */
+export type HostCallOptions = ToolCallOptions & {
+  readonly session?: string;
+  /** Who answers if policy asks, for this call (the gateway asks the calling client). */
+  readonly askApproval?: AskApproval;
+  /** Who answers the server's elicitation and sampling requests while this call runs. */
+  readonly caller?: Caller;
+};
+
+/** Starts the upstream work on `connection` for the server's tool named `tool`. */
+export type GovernedStart<T> = (
+  connection: Connection,
+  tool: string,
+) => {
+  readonly run: Promise<T>;
+  /** The tool result to audit, when the answer is one (not when more rounds follow). */
+  readonly result: (value: T) => ToolResult | undefined;
+};
+
+/** What the path needs from the host. */
+export interface GovernedDeps {
+  lookup(name: string): CatalogTool | undefined;
+  connected(server: string): Connection;
+  readonly governor: Governor;
+  readonly hooks: readonly CallHooks[];
+  readonly callers: CallerRelay;
+  requireLogin(server: string, error: SwitchboardError): Promise<void>;
+}
+
+export async function runGoverned<T>(
+  deps: GovernedDeps,
+  call: {
+    readonly name: string;
+    readonly args: Record<string, unknown>;
+    readonly options: HostCallOptions;
+    readonly start: GovernedStart<T>;
+  },
+): Promise<T> {
+  const { name, args, options } = call;
+  const entry = deps.lookup(name);
+  if (!entry) {
+    throw new SwitchboardError(
+      'NOT_FOUND',
+      `No tool "${name}" in the catalog. List the tools to see what is offered.`,
+      { details: { tool: name } },
+    );
+  }
+  const connection = deps.connected(entry.server);
+  const session = options.session ?? DEFAULT_SESSION;
+  const admission = await deps.governor.admit(entry, args, {
+    session,
+    ...(options.signal && { signal: options.signal }),
+    ...(options.askApproval && { askApproval: options.askApproval }),
+  });
+  const hookCall = { name, server: entry.server, tool: entry.tool.name, args, session };
+  for (const h of deps.hooks) await h.before?.(hookCall);
+  const started = performance.now();
+  const leave = options.caller ? deps.callers.enter(entry.server, options.caller) : undefined;
+  try {
+    const { run, result: resultOf } = call.start(connection, entry.tool.name);
+    const value = await run;
+    const durationMs = performance.now() - started;
+    const result = resultOf(value);
+    await deps.governor.record(admission, { durationMs, ...(result && { result }) });
+    for (const h of deps.hooks) await h.after?.({ ...hookCall, durationMs, ...(result && { result }) });
+    return value;
+  } catch (error) {
+    const durationMs = performance.now() - started;
+    // Credentials that stopped working mid-session: the server waits for a login.
+    if (isSwitchboardError(error, 'AUTH_REQUIRED')) await deps.requireLogin(entry.server, error);
+    await deps.governor.record(admission, { durationMs, error });
+    for (const h of deps.hooks) await h.after?.({ ...hookCall, durationMs, error });
+    throw error;
+  } finally {
+    leave?.();
+  }
+}
