@@ -19,6 +19,8 @@ export const DATABASE_URL_ENV = 'SWITCHBOARD_DATABASE_URL';
 
 export interface Switchboard {
   readonly host: Host;
+  /** Where the store (unless PostgreSQL), logs and the secret key live. */
+  readonly dataDir: string;
   /** Which files were read, and what they held. */
   readonly config: LoadedConfig;
   close(): Promise<void>;
@@ -30,14 +32,15 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
   const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
   const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];
+  const dataDir = options.dataDir ?? join(homeDir, '.switchboard');
   const host = await Host.create({
     ...hostOptions,
-    dataDir: options.dataDir ?? join(homeDir, '.switchboard'),
+    dataDir,
     ...(databaseUrl && { database: databaseUrl }),
     servers: config.servers,
     sources: config.sources,
     // The config file's governance, unless the embedding app chose its own.
     governance: { ...config.governance, ...options.governance },
   });
-  return { host, config, close: () => host.close() };
+  return { host, dataDir, config, close: () => host.close() };
 }

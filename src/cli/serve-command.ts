@@ -3,7 +3,9 @@ import { createSwitchboard } from '../app/switchboard.js';
 import { resolveGateway } from '../core/config/gateway-config.js';
 import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { IdempotencyCache } from '../gateway/mcp/idempotency.js';
+import { relayStateKey } from '../gateway/mcp/relay-state.js';
 import { serveGatewayStdio } from '../gateway/stdio/serve-stdio.js';
+import { loadSecretKey } from '../host/credentials/secret-key.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 
 /**
@@ -79,7 +81,12 @@ async function serveHttp(
   };
   let gateway: HttpGateway;
   try {
-    gateway = await startHttpGateway(switchboard.host, settings, { env: ctx.env });
+    // Gateways sharing SWITCHBOARD_SECRET_KEY accept each other's multi-round call state.
+    const secret = await loadSecretKey({ dataDir: switchboard.dataDir, env: ctx.env });
+    gateway = await startHttpGateway(switchboard.host, settings, {
+      env: ctx.env,
+      relayStateKey: relayStateKey(secret.bytes),
+    });
   } catch (error) {
     await switchboard.close();
     throw error;

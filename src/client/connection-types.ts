@@ -5,7 +5,7 @@ import type { CredentialStore } from './auth/credential-store.js';
 import type { AuthorizationHandler } from './auth/oauth-session.js';
 import type { EraVerdictStore } from './era.js';
 import type { ListKind, ListSnapshot } from './list-cache.js';
-import type { ElicitationHandler, SamplingHandler } from './server-requests.js';
+import type { ElicitationHandler, RootsHandler, SamplingHandler } from './server-requests.js';
 import type { TaskInfo } from './task-runner.js';
 
 /** The public types of a Connection: its options, states, events and call options. */
@@ -50,6 +50,8 @@ export interface ConnectionOptions {
   readonly elicitation?: ElicitationHandler;
   /** Answers sampling requests; without one the capability is not declared. */
   readonly sampling?: SamplingHandler;
+  /** Answers `roots/list` (default: the entry's configured roots, else the working directory). */
+  readonly roots?: RootsHandler;
   readonly eraStore?: EraVerdictStore;
   /** Most pages followed per list before reporting it truncated. Default 50. */
   readonly listPageCap?: number;

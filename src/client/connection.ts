@@ -97,7 +97,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.handlers = {
       elicitation: options.elicitation ?? declineElicitation,
       ...(options.sampling && { sampling: options.sampling }),
-      roots: () => roots,
+      roots: (ctx) => (options.roots ? options.roots(ctx, roots) : roots),
     };
   }
 

@@ -47,7 +47,9 @@ export function buildSdkClient(plan: EraPlan, wiring: SdkClientWiring): Client {
       prompts: { autoRefresh: false, debounceMs: 20, onChanged: onChanged('prompts') },
     },
   });
-  client.setRequestHandler('roots/list', async () => ({ roots: handlers.roots() }));
+  client.setRequestHandler('roots/list', async (_request, ctx) => ({
+    roots: await handlers.roots(context(ctx.mcpReq.signal)),
+  }));
   client.setRequestHandler('elicitation/create', (request, ctx) =>
     interactively(() => handlers.elicitation(request.params, context(ctx.mcpReq.signal))),
   );

@@ -38,6 +38,15 @@ export type SamplingHandler = (
 
 export const declineElicitation: ElicitationHandler = async () => ({ action: 'decline' });
 
+/** The roots a client offers. */
+export type Roots = { uri: string; name?: string }[];
+
+/**
+ * Answers `roots/list`. `configured` are the server entry's own roots (or the working
+ * directory): the default answer, which a gateway replaces with its calling client's.
+ */
+export type RootsHandler = (ctx: ServerRequestContext, configured: Roots) => Roots | Promise<Roots>;
+
 /** Roots offered to `roots/list`: the configured ones, else the working directory. */
 export function resolveRoots(
   configured: readonly RootConfig[] | undefined,
@@ -51,7 +60,7 @@ export function resolveRoots(
 export interface ServerRequestHandlers {
   readonly elicitation: ElicitationHandler;
   readonly sampling?: SamplingHandler;
-  readonly roots: () => { uri: string; name?: string }[];
+  readonly roots: (ctx: ServerRequestContext) => Roots | Promise<Roots>;
 }
 
 /**
@@ -72,7 +81,7 @@ export async function answerInputRequests(
     } else if (method === 'sampling/createMessage' && handlers.sampling) {
       responses[key] = await handlers.sampling(params as SamplingParams, ctx);
     } else if (method === 'roots/list') {
-      responses[key] = { roots: handlers.roots() };
+      responses[key] = { roots: await handlers.roots(ctx) };
     } else {
       throw new Error(`the server asked for ${String(method)}, which this client does not answer`);
     }

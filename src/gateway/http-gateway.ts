@@ -7,6 +7,8 @@ import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
+import type { ToolAnswer } from './mcp/upstream-calls.js';
 
 /**
  * `switchboard serve`: the governed catalog as one MCP server over Streamable HTTP, both eras
@@ -25,11 +27,18 @@ export interface HttpGateway {
 export async function startHttpGateway(
   host: Host,
   settings: GatewayConfig,
-  options: { readonly log?: GatewayLogger; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+  options: {
+    readonly log?: GatewayLogger;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    /**
+     * Seals the state of multi-round calls (relay-state.ts). Gateways behind one load balancer
+     * need the same key (`relayStateKey` of the shared secret key); default: random per process.
+     */
+    readonly relayStateKey?: Uint8Array;
+  } = {},
 ): Promise<HttpGateway> {
-  const idempotency = new IdempotencyCache<Awaited<ReturnType<Host['callTool']>>['raw']>(
-    settings.idempotencyTtlMs,
-  );
+  const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
+  const relayState = relayStateCodec(options.relayStateKey ?? relayStateKey());
   const endpoint = new McpEndpoint({
     build: (principal) =>
       createGatewayServer({
@@ -40,6 +49,7 @@ export async function startHttpGateway(
         consent: settings.consent,
         limits: settings.limits,
         idempotency,
+        relayState,
       }),
     sessions: settings.sessions,
     toolFor: (principal, name) => {

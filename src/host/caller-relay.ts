@@ -3,20 +3,23 @@ import type {
   ElicitationHandler,
   ElicitationParams,
   ElicitationResponse,
+  Roots,
+  RootsHandler,
   SamplingHandler,
   SamplingParams,
 } from '../client/server-requests.js';
 
 /**
  * Server→client requests across a hop: while a caller (a gateway client) has a call running on
- * a server, that server's elicitation and sampling requests go to that caller, not to the
- * host's Inbox. Upstream servers do not say which call a request belongs to, so with several
+ * a server, that server's elicitation, sampling and roots requests go to that caller, not to
+ * the host's Inbox (roots: not to the entry's configured roots). Upstream servers do not say which call a request belongs to, so with several
  * callers on one server at once the one that called last is asked. Without a caller,
  * elicitations go to the fallback (the Inbox) and sampling is refused with a clear error.
  */
 export interface Caller {
   elicit?(params: ElicitationParams, signal: AbortSignal): Promise<ElicitationResponse>;
   sample?(params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult>;
+  roots?(signal: AbortSignal): Promise<Roots>;
 }
 
 export class CallerRelay {
@@ -56,6 +59,14 @@ export class CallerRelay {
         );
       }
       return caller.sample(params, ctx.signal);
+    };
+  }
+
+  /** The caller's roots while it has a call running on the server; the configured ones otherwise. */
+  roots(): RootsHandler {
+    return (ctx, configured) => {
+      const caller = this.current(ctx.server, 'roots');
+      return caller?.roots ? caller.roots(ctx.signal) : configured;
     };
   }
 }

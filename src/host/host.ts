@@ -23,6 +23,7 @@ import { watchLogins } from './auth/login-watch.js';
 import { CallerRelay } from './caller-relay.js';
 import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
+import { openStoreCredentialStore } from './credentials/store-credential-store.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
 import { type AskApproval, Governor } from './governance/governor.js';
@@ -67,10 +68,10 @@ export interface HostOptions {
   /** Who answers `ask` decisions. Default: the host's Inbox. */
   readonly askApproval?: AskApproval;
   /**
-   * Where OAuth credentials live. Default: files under `<dataDir>/credentials` (0600). The
-   * gateway passes the store-backed one (`openStoreCredentialStore`), encrypted at rest.
+   * Where OAuth credentials live: files under `<dataDir>/credentials` (0600) by default; with a
+   * PostgreSQL `database`, or `'store'`, the store, encrypted (`openStoreCredentialStore`).
    */
-  readonly credentials?: CredentialStore;
+  readonly credentials?: CredentialStore | 'store';
 }
 
 /** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
@@ -172,7 +173,13 @@ export class Host extends TypedEmitter<HostEvents> {
     const eraStore = await persistentEraVerdicts(store.kv, (error) => warn(describeError(error)));
     const settings = resolveGovernance(options.governance);
     const callers = new CallerRelay();
-    const credentials = options.credentials ?? new FileCredentialStore({ dataDir });
+    // On PostgreSQL every instance shares the credentials too: they go in the store, encrypted.
+    const inStore =
+      options.credentials === 'store' || (options.credentials === undefined && !!options.database);
+    const env = options.connection?.env ?? process.env;
+    const credentials = inStore
+      ? await openStoreCredentialStore({ store, dataDir, env })
+      : ((options.credentials as CredentialStore | undefined) ?? new FileCredentialStore({ dataDir }));
     const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
     const supervisor = new Supervisor({
       connection: {
@@ -180,6 +187,7 @@ export class Host extends TypedEmitter<HostEvents> {
         // Inbox; sampling only to such a client. An embedding app's own handlers win.
         elicitation: callers.elicitation(elicitationThroughInbox(inbox)),
         sampling: callers.sampling(),
+        roots: callers.roots(),
         credentials,
         ...options.connection,
         eraStore,
@@ -199,17 +207,7 @@ export class Host extends TypedEmitter<HostEvents> {
       askApproval: options.askApproval ?? approvalThroughInbox(inbox, settings.approvalTimeoutMs),
       onError: (error) => warn(`audit: ${describeError(error)}`),
     });
-    host = new Host(
-      store,
-      supervisor,
-      logs,
-      media,
-      governor,
-      inbox,
-      credentials,
-      options.connection?.env ?? process.env,
-      callers,
-    );
+    host = new Host(store, supervisor, logs, media, governor, inbox, credentials, env, callers);
     supervisor.on('servers', (snaps) => host.onServers(snaps));
     const registered = await store.servers.list();
     const byName = new Map(
@@ -450,12 +448,16 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /**
-   * Asks `server` for completions (`completion/complete`, for a prompt argument or a resource
-   * template variable). Sent through the connection's escape hatch: the params and result
-   * pass through unchanged.
+   * Asks `server` for completions (`completion/complete`, for a prompt argument or a resource template
+   * variable), through the connection's escape hatch: the params and result pass through unchanged.
    */
   complete(server: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<unknown> {
     return this.connected(server).request('completion/complete', params, (raw) => raw, options);
+  }
+
+  /** Sends `resources/subscribe` or `resources/unsubscribe` of `uri` to `server` (resource-subscriptions.ts). */
+  async subscription(server: string, method: 'resources/subscribe' | 'resources/unsubscribe', uri: string) {
+    await this.connected(server).request(method, { uri }, () => undefined);
   }
 
   /** The audit log, newest first: every decision and call. */
@@ -517,6 +519,7 @@ export class Host extends TypedEmitter<HostEvents> {
     this.stopLoginWatch();
     this.inbox.close();
     await this.supervisor.stop();
+    await this.keeper.stop();
     await this.store.close();
   }
 
@@ -561,7 +564,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
   private onServers(snaps: readonly ServerSnapshot[]): void {
     this.emit('servers', snaps);
-    void this.keeper.rebuild();
+    this.keeper.schedule();
   }
 }
 
@@ -569,9 +572,7 @@ function unknownServer(name: string): SwitchboardError {
   return new SwitchboardError(
     'NOT_FOUND',
     `No server named "${name}". List the servers to see their names.`,
-    {
-      details: { server: name },
-    },
+    { details: { server: name } },
   );
 }
 

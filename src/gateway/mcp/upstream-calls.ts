@@ -42,7 +42,7 @@ export type ToolAnswer = CallToolResult | InputRequiredResult;
 export type RelayOptions = GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> };
 
 /**
- * The calling client as the answerer of the upstream's elicitation and sampling requests
+ * The calling client as the answerer of the upstream's elicitation, sampling and roots requests
  * during the call, on a 2025-era connection (the request goes to the client related to the
  * call). A 2026-07-28 client cannot be asked mid-call (its requests are answered with
  * `input_required` results instead): those requests go to the host's Inbox.
@@ -52,12 +52,17 @@ export function callerOf(server: Server, ctx: ServerContext): Caller | undefined
   const capabilities = server.getClientCapabilities();
   const elicit = capabilities?.elicitation !== undefined;
   const sample = capabilities?.sampling !== undefined;
-  if (!elicit && !sample) return undefined;
+  const roots = capabilities?.roots !== undefined;
+  if (!elicit && !sample && !roots) return undefined;
   return {
     ...(elicit && { elicit: (params: ElicitationParams) => ctx.mcpReq.elicitInput(params) }),
     ...(sample && {
       sample: async (params: SamplingParams) =>
         (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult,
+    }),
+    ...(roots && {
+      roots: async (signal: AbortSignal) =>
+        (await ctx.mcpReq.send({ method: 'roots/list' }, { signal })).roots,
     }),
   };
 }

@@ -31,6 +31,8 @@ export interface CatalogKeeperOptions {
 export class CatalogKeeper {
   private snapshot: CatalogSnapshot = buildCatalog([]);
   private generation = 0;
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
 
   constructor(private readonly options: CatalogKeeperOptions) {}
 
@@ -38,12 +40,31 @@ export class CatalogKeeper {
     return this.snapshot;
   }
 
+  /**
+   * Starts a rebuild in the background. A failure (the store gone away) goes to `onNotice`,
+   * never unhandled; after `stop()` nothing starts.
+   */
+  schedule(): void {
+    if (this.stopped) return;
+    const run = this.rebuild().catch((error: unknown) => {
+      if (!this.stopped) this.options.onNotice('switchboard', `catalog rebuild failed: ${String(error)}`);
+    });
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  /** Lets the rebuilds under way finish, then starts no more (before the store closes). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.running]);
+  }
+
   async rebuild(): Promise<void> {
     // Rebuilds overlap (every server change starts one); only the latest may publish, or a
     // slow, older rebuild would put back a catalog that no longer holds.
     const generation = ++this.generation;
     const offers = await this.offers();
-    if (generation !== this.generation) return;
+    if (generation !== this.generation || this.stopped) return;
     const next = buildCatalog(offers, { scan: this.options.scan });
     if (next.etag === this.snapshot.etag) return;
     this.reportScan(next);

@@ -189,6 +189,34 @@ describe('gateway MCP server', () => {
     expect(JSON.parse(text(result))).toMatchObject({ action: 'accept' });
   });
 
+  it("answers the upstream's roots/list during a call with the calling client's roots", async () => {
+    await startHost({ mode: 'full-auto' });
+    const server = createGatewayServer({
+      host,
+      principal: { id: 'tester', allows: () => true },
+      naming: 'namespaced',
+      expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
+      consent: 'off',
+      limits: { argumentBytes: 10_000, depth: 8, stringLength: 1_000 },
+      idempotency: new IdempotencyCache(60_000),
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'roots-client', version: '1.0.0' }, { capabilities: { roots: {} } });
+    client.setRequestHandler('roots/list', () => ({
+      roots: [{ uri: 'file:///caller/project', name: 'caller' }],
+    }));
+    await client.connect(b);
+    clients.push(client);
+    const theirs = await client.callTool({ name: 'mcp__kitchen__roots', arguments: {} });
+    expect(text(theirs)).toContain('file:///caller/project');
+    // A client without roots: the upstream gets the entry's own roots (the working directory).
+    const { client: plain } = await connect({ consent: 'off' });
+    const own = await plain.callTool({ name: 'mcp__kitchen__roots', arguments: {} });
+    expect(text(own)).not.toContain('file:///caller/project');
+    expect(text(own)).toContain('file://');
+  });
+
   it('runs a repeated idempotent call once', async () => {
     await startHost({ mode: 'full-auto' });
     const { client } = await connect();
