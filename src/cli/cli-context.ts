@@ -33,6 +33,9 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** A verb: what it runs and its `--help` text. */
+export type Verb = { readonly run: (ctx: CliContext) => Promise<ExitCode>; readonly usage: string };
+
 /** A usage mistake: exit 2 with the message and the verb's usage. */
 export class UsageError extends Error {}
 

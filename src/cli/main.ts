@@ -12,7 +12,11 @@ import {
   type ExitCode,
   exitCodeOf,
   UsageError,
+  type Verb,
 } from './cli-context.js';
+import { HOST_VERBS } from './host-verbs.js';
+import { MANAGE_VERBS } from './manage-verbs.js';
+import { READ_VERBS } from './read-verbs.js';
 import { SERVE_USAGE, serveCommand } from './serve-command.js';
 
 /**
@@ -21,11 +25,12 @@ import { SERVE_USAGE, serveCommand } from './serve-command.js';
  * error, 2 usage error, 3 connection or auth failure, 4 denied by policy.
  */
 
-type Verb = { readonly run: (ctx: CliContext) => Promise<ExitCode>; readonly usage: string };
-
 const VERBS: Readonly<Record<string, Verb>> = {
+  ...READ_VERBS,
+  ...MANAGE_VERBS,
   auth: { run: authCommand, usage: AUTH_USAGE },
   serve: { run: serveCommand, usage: SERVE_USAGE },
+  ...HOST_VERBS,
 };
 
 const USAGE = `usage: switchboard [--config DIR] [--data-dir DIR] [--json] [--quiet] [--verbose] <verb> …
