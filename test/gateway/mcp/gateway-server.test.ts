@@ -9,7 +9,7 @@ import { createGatewayServer, type GatewayServerOptions } from '../../../src/gat
 import { IdempotencyCache } from '../../../src/gateway/mcp/idempotency.js';
 import { Host } from '../../../src/host/host.js';
 import { kitchenSinkBin } from '../../fixtures/paths.js';
-import { catalogHas } from '../../helpers/wait.js';
+import { catalogHas, eventually } from '../../helpers/wait.js';
 
 /**
  * The gateway's MCP server over in-memory transports, in front of a real host with a real
@@ -215,6 +215,27 @@ describe('gateway MCP server', () => {
     const own = await plain.callTool({ name: 'mcp__kitchen__roots', arguments: {} });
     expect(text(own)).not.toContain('file:///caller/project');
     expect(text(own)).toContain('file://');
+  });
+
+  it("passes the client's cancellation upstream: the upstream's call is cancelled", async () => {
+    await startHost({ mode: 'full-auto' });
+    const { client } = await connect({ consent: 'off' });
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'mcp__kitchen__slow', arguments: { ms: 60_000 } },
+      {
+        signal: controller.signal,
+        // The upstream's "started" progress says the call is running there: cancel then.
+        onprogress: () => controller.abort('changed my mind'),
+      },
+    );
+    await expect(call).rejects.toThrow();
+    const count = await eventually(
+      async () => text(await client.callTool({ name: 'mcp__kitchen__cancelled_count', arguments: {} })),
+      (n) => n === '1',
+      { what: 'saw the upstream cancel the call', timeoutMs: 10_000 },
+    );
+    expect(count).toBe('1');
   });
 
   it('runs a repeated idempotent call once', async () => {
