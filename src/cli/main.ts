@@ -5,15 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeError, isSwitchboardError } from '../core/errors.js';
 import { AUTH_USAGE, authCommand } from './auth-command.js';
-import {
-  type CliContext,
-  defaultDataDir,
-  EXIT,
-  type ExitCode,
-  exitCodeOf,
-  UsageError,
-  type Verb,
-} from './cli-context.js';
+import { defaultDataDir, EXIT, type ExitCode, exitCodeOf, UsageError, type Verb } from './cli-context.js';
 import { HOST_VERBS } from './host-verbs.js';
 import { MANAGE_VERBS } from './manage-verbs.js';
 import { READ_VERBS } from './read-verbs.js';

@@ -50,10 +50,17 @@ export async function startHttpGateway(
         limits: settings.limits,
         idempotency,
         relayState,
+        management: settings.management,
       }),
     sessions: settings.sessions,
     toolFor: (principal, name) => {
-      const served = servedTools(host, principal, settings.names, settings.expose.tools).get(name);
+      const served = servedTools(
+        host,
+        principal,
+        settings.names,
+        settings.expose.tools,
+        settings.management,
+      ).get(name);
       return served && { ...served.tool, name };
     },
   });

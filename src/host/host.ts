@@ -30,6 +30,7 @@ import { type AskApproval, Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
 import { type GovernedStart, type HostCallOptions, runGoverned } from './governed-call.js';
 import { type GuardContext, guardedPrompt, guardedResource } from './guarded-content.js';
+import { MANAGEMENT_SERVER } from './management/management-tools.js';
 
 export type { HostCallOptions } from './governed-call.js';
 
@@ -202,7 +203,9 @@ export class Host extends TypedEmitter<HostEvents> {
     });
     const governor = await Governor.create({
       settings,
-      trustOf: (server) => host?.configs.get(server)?.trust ?? 'untrusted',
+      // The built-in management tools' annotations are ours, so they are believed.
+      trustOf: (server) =>
+        server === MANAGEMENT_SERVER ? 'trusted' : (host?.configs.get(server)?.trust ?? 'untrusted'),
       store,
       askApproval: options.askApproval ?? approvalThroughInbox(inbox, settings.approvalTimeoutMs),
       onError: (error) => warn(`audit: ${describeError(error)}`),

@@ -204,9 +204,11 @@ describe('AgentSession', () => {
       (e.details as { tool: string }).tool,
       e.outcome,
     ]);
+    // Every management call is audited, reading the list included (newest first).
     expect(audited).toEqual([
       ['delete_mcp', 'ok'],
       ['register_mcp', 'error'],
+      ['list_mcp', 'ok'],
       ['register_mcp', 'ok'],
     ]);
   });

@@ -1,3 +1,4 @@
+import { MANAGEMENT_TOOLS } from '../../host/management/management-tools.js';
 import type { AgentTool } from '../tool-set.js';
 
 /**
@@ -56,46 +57,9 @@ export const MCP_PROMPTS: AgentTool = {
   },
 };
 
-export const REGISTER_MCP: AgentTool = {
-  name: 'register_mcp',
-  description:
-    'Add or replace an MCP server: a local command (command, args, env) or a remote one (url, headers). Needs approval.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      name: { type: 'string', description: 'Letters, digits, "_", "." and "-".' },
-      command: { type: 'string' },
-      args: { type: 'array', items: { type: 'string' } },
-      env: { type: 'object', additionalProperties: { type: 'string' } },
-      url: { type: 'string' },
-      headers: { type: 'object', additionalProperties: { type: 'string' } },
-      description: { type: 'string', description: 'What the server is for, shown in the server list.' },
-      title: { type: 'string' },
-    },
-    required: ['name'],
-  },
-};
-
-export const DELETE_MCP: AgentTool = {
-  name: 'delete_mcp',
-  description: 'Remove a registered MCP server. Needs approval.',
-  inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-};
-
-export const TOGGLE_MCP: AgentTool = {
-  name: 'toggle_mcp',
-  description: 'Enable or disable an MCP server.',
-  inputSchema: {
-    type: 'object',
-    properties: { name: { type: 'string' }, enabled: { type: 'boolean' } },
-    required: ['name', 'enabled'],
-  },
-};
-
-export const LIST_MCP: AgentTool = {
-  name: 'list_mcp',
-  description: 'List MCP servers with their state, tool counts and errors.',
-  inputSchema: { type: 'object', properties: {} },
-};
-
-export const CONFIG_TOOLS: readonly AgentTool[] = [REGISTER_MCP, DELETE_MCP, TOGGLE_MCP, LIST_MCP];
+/** The `config` group: the host's management tools, as a model sees them. */
+export const CONFIG_TOOLS: readonly AgentTool[] = MANAGEMENT_TOOLS.map((t) => ({
+  name: t.name,
+  description: t.description ?? '',
+  inputSchema: t.inputSchema,
+}));

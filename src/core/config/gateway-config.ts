@@ -135,6 +135,11 @@ export interface GatewayConfig {
    * <path>/messages`) for clients that predate Streamable HTTP. Off unless set.
    */
   readonly legacySse: boolean;
+  /**
+   * Serve the management tools (register, delete, toggle and list servers) as tools of the
+   * server "switchboard", under policy, consent and the allow-lists. Off unless set.
+   */
+  readonly management: boolean;
 }
 
 export const DEFAULT_GATEWAY: GatewayConfig = {
@@ -161,6 +166,7 @@ export const DEFAULT_GATEWAY: GatewayConfig = {
   idempotencyTtlMs: 10 * 60_000,
   sessions: { idleTtlMs: 30 * 60_000, max: 1000 },
   legacySse: false,
+  management: false,
 };
 
 /** The SHA-256 of a bearer token as lowercase hex: what `auth.tokens[].sha256` holds. */
@@ -383,6 +389,12 @@ export const gatewaySchema = z
       .describe(
         'Also serve the 2024-11-05 HTTP+SSE transport at <path>/sse for old clients (default false).',
       ),
+    management: z
+      .boolean()
+      .optional()
+      .describe(
+        'Serve the management tools (register_mcp, delete_mcp, toggle_mcp, list_mcp) of the server "switchboard", under policy and consent (default false).',
+      ),
   })
   .describe('The gateway: Switchboard served as one MCP server (switchboard serve).');
 
@@ -479,5 +491,6 @@ export function resolveGateway(section: GatewaySection | undefined): GatewayConf
     idempotencyTtlMs: s.idempotencyTtlMs ?? d.idempotencyTtlMs,
     sessions: { ...d.sessions, ...s.sessions },
     legacySse: s.legacySse ?? d.legacySse,
+    management: s.management ?? d.management,
   };
 }

@@ -4,19 +4,23 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type RequestStateCodec,
-  ResourceNotFoundError,
   type Server,
-  UriTemplate,
 } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { compileNameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
+import {
+  MANAGEMENT_SERVER,
+  MANAGEMENT_TOOLS,
+  managementSubject,
+  runManagementTool,
+} from '../../host/management/management-tools.js';
 import { consentFor } from './consent-gate.js';
 import { exposedPrompts, exposedTools, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
 import { checkInputCaps, type InputLimits } from './input-caps.js';
-import { ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
+import { registerResourceRoutes } from './resource-routes.js';
 import { registerTaskRoutes, TASKS_EXTENSION, TaskAwareServer } from './task-routes.js';
 import {
   callUpstream,
@@ -65,6 +69,12 @@ export interface GatewayServerOptions {
    * per process with a random key (rounds must then come back to this process).
    */
   readonly relayState?: RequestStateCodec<RelayState>;
+  /**
+   * Serve the management tools (register, delete, toggle, list servers: host/management) as
+   * tools of the server "switchboard", through `expose` and the principal's allow-lists like
+   * any tool, and under policy and consent. Off unless the operator turns it on.
+   */
+  readonly management?: boolean;
 }
 
 let processCodec: RequestStateCodec<RelayState> | undefined;
@@ -73,7 +83,6 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   processCodec ??= relayStateCodec(relayStateKey());
   const options = { ...input, relayState: input.relayState ?? processCodec };
   const { host, principal } = options;
-  const resourceFilter = compileNameFilter(options.expose.resources);
   const promptFilter = compileNameFilter(options.expose.prompts);
   const server = new TaskAwareServer(
     { name: 'switchboard', version: '0.1.0' },
@@ -92,7 +101,8 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     },
   );
 
-  const tools = () => servedTools(host, principal, options.naming, options.expose.tools);
+  const tools = () =>
+    servedTools(host, principal, options.naming, options.expose.tools, options.management === true);
   const prompts = () => {
     const all = exposedPrompts(host.catalog().prompts, options.naming);
     for (const [name, p] of all) {
@@ -100,12 +110,11 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     }
     return all;
   };
-  const resources = () =>
-    host.catalog().resources.filter((r) => resourceFilter(r.item.uri) && principal.allows(r.server));
-  const templates = () =>
-    host
-      .catalog()
-      .resourceTemplates.filter((r) => resourceFilter(r.item.uriTemplate) && principal.allows(r.server));
+  const resources = registerResourceRoutes(server, {
+    host,
+    allows: (name) => principal.allows(name),
+    expose: options.expose.resources,
+  });
 
   server.setRequestHandler('tools/list', () => ({
     tools: [...tools()].map(([name, t]) => ({ ...t.tool, name })),
@@ -128,6 +137,14 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     );
     if ('inputRequired' in consent) return consent.inputRequired;
     if ('refused' in consent) return errorResult(consent.refused);
+    if (entry.server === MANAGEMENT_SERVER) {
+      return runManagementTool(host, entry.tool.name, args, {
+        session: principal.id,
+        signal: ctx.mcpReq.signal,
+        source: 'gateway',
+        ...(consent.askApproval && { askApproval: consent.askApproval }),
+      });
+    }
     const relayed = relayedParts(ctx);
     const logLevel = logThreshold(ctx, sessionLogLevel);
     const run = (): Promise<ToolAnswer> =>
@@ -142,34 +159,6 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
       : run();
   });
 
-  server.setRequestHandler('resources/list', () => ({
-    resources: [...ownResources(), ...resources().map((r) => r.item)],
-  }));
-  server.setRequestHandler('resources/templates/list', () => ({
-    resourceTemplates: [...ownResourceTemplates(), ...templates().map((r) => r.item)],
-  }));
-  server.setRequestHandler('resources/read', async (request, ctx) => {
-    const uri = request.params.uri;
-    const own = ownResource(host, uri);
-    if (own) return own;
-    const owner =
-      resources().find((r) => r.item.uri === uri)?.server ??
-      templates().find((t) => new UriTemplate(t.item.uriTemplate).match(uri) !== null)?.server;
-    if (!owner || !resourceFilter(uri)) throw new ResourceNotFoundError(uri);
-    return forwarded(() => host.readResource(owner, uri, { signal: ctx.mcpReq.signal }));
-  });
-
-  // Subscriptions are accepted and remembered per instance; the upstream's update
-  // notifications are not relayed yet.
-  const subscribed = new Set<string>();
-  server.setRequestHandler('resources/subscribe', (request) => {
-    subscribed.add(request.params.uri);
-    return {};
-  });
-  server.setRequestHandler('resources/unsubscribe', (request) => {
-    subscribed.delete(request.params.uri);
-    return {};
-  });
   // A 2025 session's threshold for the upstream log lines relayed during its calls.
   let sessionLogLevel: LoggingLevel | undefined;
   server.setRequestHandler('logging/setLevel', (request) => {
@@ -180,11 +169,10 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const ref = request.params.ref as { type: string; name?: string; uri?: string };
     const owner =
-      ref.type === 'ref/prompt'
-        ? prompts().get(ref.name ?? '')
-        : templates().find((t) => t.item.uriTemplate === ref.uri);
+      ref.type === 'ref/prompt' ? prompts().get(ref.name ?? '') : resources.template(ref.uri ?? '');
     if (!owner) return { completion: { values: [], hasMore: false } };
-    const upstreamRef = 'prompt' in owner ? { ...ref, name: owner.prompt.name } : ref;
+    const upstreamRef =
+      'prompt' in owner ? { ...ref, name: owner.prompt.name } : { ...ref, uri: owner.item.uriTemplate };
     return forwarded(
       async () =>
         (await host.complete(
@@ -246,6 +234,7 @@ export function servedTools(
   principal: GatewayPrincipal,
   naming: NamingMode,
   expose: readonly string[],
+  management = false,
 ): Map<string, CatalogTool> {
   // Every tools/call looks its tool up here: computed once per catalog snapshot and principal,
   // not once per call (a catalog can hold thousands of tools).
@@ -255,11 +244,11 @@ export function servedTools(
     perSnapshot = new Map();
     servedCache.set(snapshot, perSnapshot);
   }
-  const key = `${principal.id}\u0000${naming}\u0000${expose.join('\u0000')}`;
+  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${expose.join('\u0000')}`;
   let served = perSnapshot.get(key);
   if (!served) {
     const keep = compileNameFilter(expose);
-    served = exposedTools(snapshot.tools, naming);
+    served = exposedTools(management ? [...snapshot.tools, ...managementTools()] : snapshot.tools, naming);
     for (const [name, t] of served) {
       if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
         served.delete(name);
@@ -272,6 +261,9 @@ export function servedTools(
 }
 
 const servedCache = new WeakMap<object, Map<string, Map<string, CatalogTool>>>();
+
+const managementTools = (): CatalogTool[] =>
+  MANAGEMENT_TOOLS.map((t) => managementSubject(t.name)).filter((t): t is CatalogTool => t !== undefined);
 
 /** Whether some connected upstream offers the Tasks extension (then the gateway relays it). */
 function anyUpstreamOffersTasks(host: Host): boolean {

@@ -238,6 +238,48 @@ describe('gateway MCP server', () => {
     expect(count).toBe('1');
   });
 
+  it('serves the management tools only when turned on, under consent and the allow-lists', async () => {
+    await startHost({ mode: 'auto-edit' });
+    const { client: off } = await connect({}, 'accept');
+    expect((await off.listTools()).tools.map((t) => t.name)).not.toContain('mcp__switchboard__list_mcp');
+
+    const { client, asked } = await connect({ management: true }, 'accept');
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['mcp__switchboard__list_mcp', 'mcp__switchboard__register_mcp']),
+    );
+    const listed = await client.callTool({ name: 'mcp__switchboard__list_mcp', arguments: {} });
+    expect(JSON.parse(text(listed)).servers.map((x: { name: string }) => x.name)).toEqual(['kitchen']);
+    expect(asked).toEqual([]);
+    const registered = await client.callTool({
+      name: 'mcp__switchboard__register_mcp',
+      arguments: { name: 'second', command: process.execPath, args: [kitchenSinkBin] },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/^Allow switchboard\.register_mcp with/);
+    expect(JSON.parse(text(registered))).toEqual({ registered: 'second', transport: 'stdio' });
+    await catalogHas(host, 'mcp__second__echo');
+    const audit = (await host.audit({ actor: 'tester', server: 'switchboard' })).entries;
+    expect(audit.map((e) => (e.details as { tool: string }).tool)).toEqual(['register_mcp', 'list_mcp']);
+
+    const server = createGatewayServer({
+      host,
+      principal: { id: 'limited', allows: (s) => s !== 'switchboard' },
+      naming: 'namespaced',
+      expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
+      consent: 'on',
+      limits: { argumentBytes: 10_000, depth: 8, stringLength: 1_000 },
+      idempotency: new IdempotencyCache(60_000),
+      management: true,
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const limited = new Client({ name: 'limited', version: '1.0.0' });
+    await limited.connect(b);
+    clients.push(limited);
+    expect((await limited.listTools()).tools.map((t) => t.name)).not.toContain('mcp__switchboard__list_mcp');
+  });
+
   it('runs a repeated idempotent call once', async () => {
     await startHost({ mode: 'full-auto' });
     const { client } = await connect();
