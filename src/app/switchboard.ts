@@ -12,6 +12,11 @@ export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
   readonly projectDir?: string;
   /** Whose `~/.switchboard/config.json` is read. Default: the user's home. */
   readonly homeDir?: string;
+  /**
+   * Start only these servers of the config files (by name); the others are left out. A one-shot
+   * command connects only the server it needs. Servers registered in the store still start.
+   */
+  readonly only?: readonly string[];
 }
 
 /** The environment variable naming a PostgreSQL store (`postgres://user:pass@host/db`). */
@@ -29,7 +34,7 @@ export interface Switchboard {
 export async function createSwitchboard(options: SwitchboardOptions = {}): Promise<Switchboard> {
   const homeDir = options.homeDir ?? homedir();
   const config = await loadConfig({ projectDir: options.projectDir ?? process.cwd(), homeDir });
-  const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
+  const { projectDir: _p, homeDir: _h, only, ...hostOptions } = options;
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
   const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];
   const dataDir = options.dataDir ?? join(homeDir, '.switchboard');
@@ -37,7 +42,7 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     ...hostOptions,
     dataDir,
     ...(databaseUrl && { database: databaseUrl }),
-    servers: config.servers,
+    servers: only ? config.servers.filter((s) => only.includes(s.name)) : config.servers,
     sources: config.sources,
     // The config file's governance, unless the embedding app chose its own.
     governance: { ...config.governance, ...options.governance },

@@ -59,6 +59,9 @@ const CONNECTION_CODES: readonly SwitchboardErrorCode[] = [
 /** The exit code for an error a verb let through. */
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof UsageError) return EXIT.usage;
+  // node:util parseArgs: an unknown option, a missing value, a stray positional.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) return EXIT.usage;
   if (isSwitchboardError(error)) {
     if (error.code === 'POLICY_DENIED' || error.code === 'APPROVAL_DECLINED') return EXIT.denied;
     if (CONNECTION_CODES.includes(error.code)) return EXIT.connection;

@@ -76,7 +76,9 @@ export async function main(
     }
     const command = VERBS[verb];
     if (!command) throw new UsageError(`Unknown verb "${verb}".`);
-    if (rest.includes('--help') || rest.includes('-h')) {
+    // `--help` of the verb itself, not one meant for a command after `--` (add x -- tool --help).
+    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (own.includes('--help') || own.includes('-h')) {
       io.err(command.usage);
       return EXIT.ok;
     }

@@ -7,6 +7,7 @@ import { relayStateKey } from '../gateway/mcp/relay-state.js';
 import { serveGatewayStdio } from '../gateway/stdio/serve-stdio.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
+import { openDaemonInbox } from './daemon-inbox.js';
 
 /**
  * `switchboard serve [--stdio]`: the gateway. With `--stdio` it speaks MCP on stdin/stdout for
@@ -92,6 +93,7 @@ async function serveHttp(
     throw error;
   }
   // One machine-readable line on stdout (scripts and tests wait for it); the rest on stderr.
+  const closeInbox = await openDaemonInbox(ctx, switchboard.host, switchboard.dataDir);
   ctx.out(ctx.json ? JSON.stringify({ listening: gateway.url }) : `listening ${gateway.url}`);
   if (!ctx.quiet)
     ctx.err(`Switchboard gateway at ${gateway.url} (auth: ${settings.auth.mode}). Ctrl-C stops it.`);
@@ -99,6 +101,7 @@ async function serveHttp(
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
+  await closeInbox();
   await gateway.close();
   await switchboard.close();
   return EXIT.ok;

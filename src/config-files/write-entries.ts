@@ -70,7 +70,7 @@ export async function writeServerEntries(
 }
 
 /** The file's own indentation and line ends, so edits look like the rest of it. */
-function formattingOf(text: string): FormattingOptions {
+export function formattingOf(text: string): FormattingOptions {
   const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? '  ';
   return {
     insertSpaces: !indent.startsWith('\t'),

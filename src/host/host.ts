@@ -220,10 +220,15 @@ export class Host extends TypedEmitter<HostEvents> {
       ]),
     );
     for (const r of registered) {
+      // A toggle of a file-configured server is only its flag: the file's entry stays the truth
+      // (later edits of the file count); a toggle whose entry left the file is forgotten.
+      if (r.source === 'toggle') {
+        const fromFile = byName.get(r.name);
+        if (fromFile) byName.set(r.name, { ...fromFile, enabled: r.enabled });
+        continue;
+      }
       const config = normalizeServerEntry({ ...(r.entry as object), name: r.name });
-      // A toggle of a file-configured server keeps its file as the source.
-      const source = r.source === 'toggle' ? (byName.get(r.name)?.source ?? r.source) : r.source;
-      byName.set(r.name, { config, enabled: r.enabled, source });
+      byName.set(r.name, { config, enabled: r.enabled, source: r.source });
     }
     for (const { config, enabled, source } of byName.values()) host.track(config, enabled, source);
     return host;
@@ -282,8 +287,8 @@ export class Host extends TypedEmitter<HostEvents> {
     else {
       const config = this.configs.get(name);
       if (!config) throw unknownServer(name);
-      // A server from a config file: remember the toggle in the store, keyed by its name.
-      await this.store.servers.upsert({ name, entry: configToEntry(config), enabled, source: 'toggle' });
+      // A server from a config file: remember only the toggle in the store, keyed by its name.
+      await this.store.servers.upsert({ name, entry: {}, enabled, source: 'toggle' });
     }
     await this.supervisor.setEnabled(name, enabled);
   }
@@ -581,12 +586,4 @@ function unknownServer(name: string): SwitchboardError {
 
 function lifecycle(server: string): Omit<LogEntry, 'text'> {
   return { server, source: 'lifecycle', level: 'warning', at: new Date() };
-}
-
-/** The raw entry of a normalized config, for storing a toggle of a file-configured server. */
-function configToEntry(config: ServerConfig): Record<string, unknown> {
-  const t = config.transport;
-  return t.kind === 'stdio'
-    ? { command: t.command, args: [...t.args], env: { ...t.env }, ...(t.cwd !== undefined && { cwd: t.cwd }) }
-    : { url: t.url, headers: { ...t.headers }, transport: t.kind };
 }

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
+import { runCli } from '../cli/manage-cli.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -52,6 +53,12 @@ afterAll(async () => {
 });
 
 describe('switchboard serve (HTTP)', () => {
+  it('opens its Inbox to `switchboard inbox` in another process (daemon mode)', async () => {
+    const listed = await runCli({ project: dir, data: join(dir, 'data'), home: dir }, '--json', 'inbox');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.out.join('\n'))).toEqual({ items: [] });
+  });
+
   for (const protocol of ['modern', 'legacy'] as const) {
     it(`serves an SDK v2 client (${protocol})`, async () => {
       const connection = new Connection({ config: normalizeServerEntry({ name: 'gateway', url, protocol }) });

@@ -107,6 +107,28 @@ describe('Host', () => {
     expect(host.servers()).toEqual([]);
   });
 
+  it("remembers a file server's toggle as a flag only: the file's entry stays the truth", async () => {
+    const fromFile = (trust: 'trusted' | 'untrusted') =>
+      normalizeServerEntry({
+        name: 'filed',
+        command: process.execPath,
+        args: [misbehavingBin, '--mode', 'stderr-chatty'],
+        protocol: 'legacy',
+        trust,
+      });
+    host = await Host.create({ dataDir, servers: [fromFile('untrusted')] });
+    await host.setEnabled('filed', false);
+    await host.close();
+    // The file changed meanwhile: the new entry counts, with the stored toggle.
+    host = await Host.create({ dataDir, servers: [fromFile('trusted')] });
+    expect(host.servers()[0]).toMatchObject({ name: 'filed', state: 'disabled' });
+    expect(host.serverConfig('filed')?.trust).toBe('trusted');
+    await host.close();
+    // The entry left the file: its toggle alone does not bring it back.
+    host = await Host.create({ dataDir });
+    expect(host.servers()).toEqual([]);
+  });
+
   it("writes each server's log file, without its secrets", async () => {
     host = await Host.create({
       dataDir,

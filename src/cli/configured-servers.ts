@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATABASE_URL_ENV } from '../app/switchboard.js';
+import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
+import { SwitchboardError } from '../core/errors.js';
+import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import { openStore } from '../storage/open-store.js';
+import type { Store, StoredServer } from '../storage/ports.js';
+import type { CliContext } from './cli-context.js';
+
+/**
+ * The servers as the host would start them, without starting any: the config files merged
+ * (a project entry replaces a user entry), then the store's records on top (a registration
+ * replaces a file entry; a toggle of a file entry keeps the file as its source), the same
+ * rules as `Host.create`. The setup verbs work from this so they touch only what they name.
+ */
+export interface ConfiguredServer {
+  readonly config: ServerConfig;
+  readonly enabled: boolean;
+  /** Where the host says the entry came from: a config file's path, or a registration's source. */
+  readonly source: string;
+  /** The config file holding the entry, if one does (the project's when both do). */
+  readonly file?: string;
+  /** The store's record of this name: a registration, or a toggle (`source: 'toggle'`). */
+  readonly stored?: StoredServer;
+}
+
+/** The merged configuration, the servers from it, and the store when there is one. */
+export interface SetupView {
+  readonly config: LoadedConfig;
+  readonly servers: readonly ConfiguredServer[];
+  /** Open when the data dir has a store (or a PostgreSQL URL is set); close it with `close()`. */
+  readonly store?: Store;
+  close(): Promise<void>;
+}
+
+/** Where the store is: `SWITCHBOARD_DATABASE_URL`, else `switchboard.db` in the data dir. */
+export function storeLocation(ctx: Pick<CliContext, 'env' | 'dataDir'>): string {
+  return ctx.env[DATABASE_URL_ENV] || join(ctx.dataDir, 'switchboard.db');
+}
+
+/**
+ * Opens the store if it exists; a data dir without one has no registrations, toggles or
+ * events, so nothing is created just to find that out.
+ */
+export async function openStoreIfAny(ctx: Pick<CliContext, 'env' | 'dataDir'>): Promise<Store | undefined> {
+  const location = storeLocation(ctx);
+  const isFile = !ctx.env[DATABASE_URL_ENV];
+  if (isFile && !existsSync(location)) return undefined;
+  return openStore(location);
+}
+
+/** Reads the config files and the store (if any) into a `SetupView`. */
+export async function openSetup(ctx: CliContext): Promise<SetupView> {
+  const config = await loadConfig({ projectDir: ctx.projectDir, homeDir: ctx.homeDir });
+  const store = await openStoreIfAny(ctx);
+  try {
+    const byName = new Map<string, ConfiguredServer>();
+    for (const c of config.servers) {
+      const file = config.sources[c.name];
+      byName.set(c.name, { config: c, enabled: c.enabled, source: file ?? 'config', ...(file && { file }) });
+    }
+    for (const r of (await store?.servers.list()) ?? []) {
+      const fromFile = byName.get(r.name);
+      // A toggle of a file entry is only its flag (as in Host.create); without the entry, nothing.
+      if (r.source === 'toggle') {
+        if (fromFile) byName.set(r.name, { ...fromFile, enabled: r.enabled, stored: r });
+        continue;
+      }
+      const config = normalizeServerEntry({ ...(r.entry as object), name: r.name }, { file: 'the store' });
+      byName.set(r.name, {
+        config,
+        enabled: r.enabled,
+        source: r.source,
+        ...(fromFile?.file && { file: fromFile.file }),
+        stored: r,
+      });
+    }
+    return {
+      config,
+      servers: [...byName.values()],
+      ...(store && { store }),
+      close: async () => {
+        await store?.close();
+      },
+    };
+  } catch (error) {
+    await store?.close();
+    throw error;
+  }
+}
+
+/** The server called `name`, or NOT_FOUND naming the files looked in and the known names. */
+export function findServer(view: SetupView, name: string): ConfiguredServer {
+  const found = view.servers.find((s) => s.config.name === name);
+  if (found) return found;
+  const known = view.servers.map((s) => s.config.name);
+  throw new SwitchboardError(
+    'NOT_FOUND',
+    `No server named "${name}" in ${view.config.files.project.path}, ${view.config.files.user.path} ` +
+      `or the store. Known: ${known.join(', ') || '(none)'}. Add one with "switchboard add".`,
+    { details: { server: name } },
+  );
+}

@@ -1,0 +1,122 @@
+import { SwitchboardError, type SwitchboardErrorCode } from '../core/errors.js';
+import type { Host, ServerStatus } from '../host/host.js';
+import { type CliContext, EXIT, exitCodeOf } from './cli-context.js';
+
+/**
+ * What the read verbs say about a server that is not connected: why, in an error whose code
+ * exits 3 (connection or auth failure), and the step that fixes it (log in, enable it, fix the
+ * entry, read its log). Listings over every server report such servers on stderr, or under
+ * `unavailable` in their JSON, and go on with the rest.
+ */
+
+/** The status of `name`, or NOT_FOUND (exit 2) naming the servers there are. */
+export function serverStatus(host: Host, name: string): ServerStatus {
+  const status = host.servers().find((s) => s.name === name);
+  if (status) return status;
+  const known = host.servers().map((s) => s.name);
+  throw new SwitchboardError(
+    'NOT_FOUND',
+    `No server named "${name}". Known: ${known.join(', ') || '(none: add one to switchboard.json)'}.`,
+    { details: { server: name } },
+  );
+}
+
+/**
+ * A connected server's status; otherwise an error that says why it is not usable and what to do,
+ * with a code that exits 3 (connection or auth failure).
+ */
+export function requireConnected(host: Host, name: string): ServerStatus {
+  const status = serverStatus(host, name);
+  if (status.state === 'connected') return status;
+  const { text, code } = problemOf(status);
+  const hint = fixHint(status, host.logFile(name));
+  throw new SwitchboardError(code, `${text}${hint ? ` ${capitalize(hint)}.` : ''}`, {
+    details: { server: name, state: status.state, ...(status.error && { reason: status.error.code }) },
+  });
+}
+
+function problemOf(status: ServerStatus): { text: string; code: SwitchboardErrorCode } {
+  const name = `Server "${status.name}"`;
+  switch (status.state) {
+    case 'needs_auth':
+      return { text: `${name} needs a login.`, code: 'AUTH_REQUIRED' };
+    case 'disabled':
+      return { text: `${name} is disabled.`, code: 'NOT_CONNECTED' };
+    case 'connecting':
+    case 'reconnecting':
+      return { text: `${name} did not connect in time.`, code: 'CONNECT_TIMEOUT' };
+    default: {
+      const error = status.error;
+      if (!error) return { text: `${name} is not connected.`, code: 'CONNECT_FAILED' };
+      // Keep the server's own code when it already reads as a connection failure (exit 3).
+      const own = new SwitchboardError(error.code as SwitchboardErrorCode, error.message);
+      const code = exitCodeOf(own) === EXIT.connection ? own.code : 'CONNECT_FAILED';
+      return { text: `${name} failed to connect (${error.code}): ${error.message}`, code };
+    }
+  }
+}
+
+/**
+ * What to do about a server that is not connected, in a few words (no final period); undefined
+ * when it is connected. The error's own message already names the problem; this adds the step.
+ */
+export function fixHint(status: ServerStatus, logFile: string): string | undefined {
+  switch (status.state) {
+    case 'connected':
+    case 'connecting':
+    case 'reconnecting':
+      return status.error ? `see the log: ${logFile}` : undefined;
+    case 'needs_auth':
+      return `log in with: switchboard auth ${status.name}`;
+    case 'disabled':
+      return `enable it with: switchboard enable ${status.name}`;
+    case 'failed':
+      switch (status.error?.code) {
+        case 'ENV_VAR_MISSING':
+          return `set the variable and try again (the entry is in ${status.source})`;
+        case 'SPAWN_FAILED':
+        case 'CONFIG_INVALID':
+          return `correct the entry in ${status.source} (log: ${logFile})`;
+        case 'CONNECT_TIMEOUT':
+          return `check that the server starts, or raise its timeouts.connect (log: ${logFile})`;
+        default:
+          return `see the log: ${logFile}`;
+      }
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A server that is not connected, as listings report it (on stderr, or under `unavailable` in JSON). */
+export interface UnavailableServer {
+  readonly server: string;
+  readonly state: ServerStatus['state'];
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly hint: string | null;
+}
+
+/** The servers that are not connected, with what to do about each. */
+export function unavailableServers(host: Host): UnavailableServer[] {
+  return host
+    .servers()
+    .filter((s) => s.state !== 'connected')
+    .map((s) => ({
+      server: s.name,
+      state: s.state,
+      error: s.error ? { code: s.error.code, message: s.error.message } : null,
+      hint: fixHint(s, host.logFile(s.name)) ?? null,
+    }));
+}
+
+/** Writes one stderr line per server that is not connected (human output of listings). */
+export function warnUnavailable(ctx: CliContext, unavailable: readonly UnavailableServer[]): void {
+  if (ctx.quiet) return;
+  for (const u of unavailable) {
+    const why = u.error ? `: ${u.error.code}: ${u.error.message}` : '.';
+    ctx.err(
+      `switchboard: ${u.server} is not connected (${u.state})${why}${u.hint ? ` Fix: ${u.hint}.` : ''}`,
+    );
+  }
+}

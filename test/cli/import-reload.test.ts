@@ -1,0 +1,153 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../src/config-files/load-config.js';
+import { kitchenSinkBin } from '../fixtures/paths.js';
+import { type CliPlace, killAll, runCli } from './manage-cli.js';
+
+/**
+ * `switchboard import` and `switchboard reload` end to end: real child processes, other
+ * clients' real config files, the kitchen-sink server.
+ */
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'sb-cli-import-'));
+});
+afterEach(() => killAll());
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+let places = 0;
+/** A fresh project, data dir and HOME. */
+async function newPlace(): Promise<CliPlace & { file: string; userFile: string }> {
+  const base = join(root, `p${places++}`);
+  const place = { project: join(base, 'project'), data: join(base, 'data'), home: join(base, 'home') };
+  await mkdir(place.project, { recursive: true });
+  await mkdir(place.home, { recursive: true });
+  return {
+    ...place,
+    file: join(place.project, 'switchboard.json'),
+    userFile: join(place.home, '.switchboard', 'config.json'),
+  };
+}
+
+async function put(file: string, value: unknown): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+}
+
+const kitchen = { command: process.execPath, args: [kitchenSinkBin, '--transport', 'stdio'] };
+
+describe('switchboard import', () => {
+  it('shows, skips existing names, writes, and reads --path', async () => {
+    const place = await newPlace();
+    await put(place.file, { servers: { kitchen } });
+    await put(join(place.project, '.mcp.json'), {
+      mcpServers: {
+        kitchen: { command: 'other' },
+        mem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { KEY: '${KEY}' } },
+        'bad name': { type: 'http', url: 'https://h.example/mcp' },
+      },
+    });
+    const cursorFile = join(place.home, 'elsewhere', 'cursor.json');
+    await put(cursorFile, { mcpServers: { notes: { url: 'https://notes.example/mcp' } } });
+    const before = await readFile(place.file, 'utf8');
+
+    const [dry, missing, wrong] = await Promise.all([
+      runCli(place, '--json', 'import', 'claude-code', '--dry-run'),
+      runCli(place, '--json', 'import', 'windsurf'),
+      runCli(place, 'import', 'emacs'),
+    ]);
+    expect(dry.code).toBe(0);
+    const plan = JSON.parse(dry.out[0]!);
+    expect(plan).toMatchObject({
+      client: 'claude-code',
+      files: [join(place.project, '.mcp.json')],
+      target: place.file,
+      dryRun: true,
+    });
+    expect(plan.imported.map((i: { name: string }) => i.name)).toEqual(['mem', 'bad-name']);
+    expect(plan.imported[0].entry).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      env: { KEY: '${KEY}' },
+    });
+    expect(plan.skipped).toEqual([
+      {
+        name: 'kitchen',
+        source: `claude-code:${join(place.project, '.mcp.json')}`,
+        reason: `already configured (${place.file})`,
+      },
+    ]);
+    expect(plan.warnings.join('\n')).toContain('renamed "bad-name"');
+    expect(await readFile(place.file, 'utf8')).toBe(before);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.out[0]!).error.code).toBe('NOT_FOUND');
+    expect(wrong.code).toBe(2);
+
+    const [done, byPath] = await Promise.all([
+      runCli(place, 'import', 'claude-code'),
+      runCli(place, '--json', 'import', 'cursor', '--path', cursorFile, '--dry-run'),
+    ]);
+    expect(done.code).toBe(0);
+    expect(done.out[0]).toMatch(/^NAME +ACTION +SERVER$/);
+    expect(done.out.some((l) => /^mem +import +npx -y @modelcontextprotocol\/server-memory$/.test(l))).toBe(
+      true,
+    );
+    expect(done.out.some((l) => /^kitchen +skip /.test(l))).toBe(true);
+    expect(done.err).toContain(`Skipped "kitchen": already configured (${place.file}).`);
+    expect(done.err.at(-1)).toBe(
+      `Imported 2 server(s) from ${join(place.project, '.mcp.json')} into ${place.file}.`,
+    );
+    expect(JSON.parse(byPath.out[0]!)).toMatchObject({
+      files: [cursorFile],
+      imported: [
+        { name: 'notes', source: `cursor:${cursorFile}`, entry: { url: 'https://notes.example/mcp' } },
+      ],
+    });
+    expect((await loadConfigFile(place.file)).servers.map((s) => s.name)).toEqual([
+      'kitchen',
+      'mem',
+      'bad-name',
+    ]);
+  });
+});
+
+describe('switchboard reload', () => {
+  it('connects each server once and prints the states it ends in', async () => {
+    const place = await newPlace();
+    await put(place.file, {
+      servers: {
+        kitchen,
+        broken: { command: join(place.project, 'no-such-server') },
+        off: { ...kitchen, enabled: false },
+      },
+    });
+    const [all, one, unknown] = await Promise.all([
+      runCli(place, '--json', 'reload'),
+      runCli(place, 'reload', 'kitchen'),
+      runCli(place, 'reload', 'nope'),
+    ]);
+    expect(all.code).toBe(3);
+    const states = JSON.parse(all.out[0]!).servers as {
+      name: string;
+      state: string;
+      tools: number;
+      error?: { code: string };
+    }[];
+    expect(states.map((s) => [s.name, s.state])).toEqual([
+      ['broken', 'failed'],
+      ['kitchen', 'connected'],
+      ['off', 'disabled'],
+    ]);
+    expect(states[0]!.error?.code).toBe('SPAWN_FAILED');
+    expect(states[1]!.tools).toBeGreaterThan(0);
+
+    expect(one.code).toBe(0);
+    expect(one.out[0]).toMatch(/^NAME +STATE +TRANSPORT +PROTOCOL +TOOLS +RESOURCES +PROMPTS$/);
+    expect(one.out[1]).toMatch(new RegExp(`^kitchen +connected +stdio +\\S+ +${states[1]!.tools} +`));
+    expect(unknown.code).toBe(2);
+  });
+});

@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { eventually } from '../helpers/wait.js';
+
+/**
+ * The `switchboard` command as a person runs it, for the setup verbs' tests: a real child
+ * process (`node --import tsx src/cli/main.ts`), with its own project dir, data dir and HOME.
+ */
+const main = join(dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.ts');
+
+export interface CliPlace {
+  /** `--config`: where switchboard.json is. */
+  readonly project: string;
+  /** `--data-dir`. */
+  readonly data: string;
+  /** HOME: where the user config (`.switchboard/config.json`) and other clients' configs are. */
+  readonly home: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly out: string[];
+  readonly err: string[];
+}
+
+/** A running CLI: its output so far, and its end (all output read). */
+export interface CliProcess {
+  readonly child: ChildProcess;
+  readonly out: string[];
+  readonly err: string[];
+  readonly done: Promise<CliResult>;
+  /** Waits until stdout has a line that passes `test` (bounded). */
+  waitForLine(test: (line: string) => boolean, what: string): Promise<string>;
+}
+
+const running = new Set<ChildProcess>();
+
+export function startCli(place: CliPlace, ...args: string[]): CliProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', main, '--config', place.project, '--data-dir', place.data, ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', HOME: place.home, ...place.env },
+    },
+  );
+  running.add(child);
+  const out: string[] = [];
+  const err: string[] = [];
+  const outDone = new Promise<void>((resolve) =>
+    createInterface({ input: child.stdout! })
+      .on('line', (l) => out.push(l))
+      .on('close', resolve),
+  );
+  const errDone = new Promise<void>((resolve) =>
+    createInterface({ input: child.stderr! })
+      .on('line', (l) => err.push(l))
+      .on('close', resolve),
+  );
+  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
+  const done = Promise.all([exited, outDone, errDone]).then(([code]) => {
+    running.delete(child);
+    return { code, out, err };
+  });
+  return {
+    child,
+    out,
+    err,
+    done,
+    waitForLine: async (test, what) => {
+      const found = await eventually(
+        () => out.find(test),
+        (line) => line !== undefined || child.exitCode !== null,
+        { what: `${what} (stderr: ${err.join(' | ')})`, timeoutMs: 15_000 },
+      );
+      if (found === undefined) throw new Error(`the CLI ended before ${what}: ${err.join('\n')}`);
+      return found;
+    },
+  };
+}
+
+/** Runs the CLI to its end. */
+export function runCli(place: CliPlace, ...args: string[]): Promise<CliResult> {
+  return startCli(place, ...args).done;
+}
+
+/** Kills what a test left running. */
+export function killAll(): void {
+  for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
+  running.clear();
+}

@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/wait.js';
+import { commandLine, descendants, groupAlive, isAlive } from './process-tree.js';
+
+/**
+ * `switchboard start` (what `npm start` runs) as a person runs it: a real child process in its
+ * own process group, the demo servers behind it, its printed MCP URL used by an SDK client,
+ * and Ctrl-C (SIGINT to the group) leaving nothing running.
+ */
+const main = join(dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.ts');
+let dir: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sb-cli-start-'));
+  await mkdir(join(dir, 'home'));
+  await mkdir(join(dir, 'work'));
+});
+
+afterAll(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.pid) process.kill(-c.pid, 'SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+function start(...args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), NO_COLOR: '1' };
+  delete env.FORCE_COLOR;
+  // --config names the "working directory" the store goes in (./.switchboard/ there).
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', main, '--config', join(dir, 'work'), 'start', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      detached: true,
+    },
+  );
+  children.push(child);
+  const out: string[] = [];
+  const err: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (l) => err.push(l));
+  const stdout = createInterface({ input: child.stdout! });
+  stdout.on('line', (l) => out.push(l));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, out, err, exited };
+}
+
+describe('switchboard start', () => {
+  it('serves the three demo servers at the printed URL, and Ctrl-C stops everything', async () => {
+    const run = start('--port', '0');
+    const banner = await eventually(
+      () => run.out.join('\n'),
+      (text) => /Ctrl-C stops it\./.test(text) || run.child.exitCode !== null,
+      { what: 'printed the banner', timeoutMs: 20_000 },
+    );
+    const url = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(banner)?.[1];
+    expect(url, banner).toBeDefined();
+    expect(banner).toContain('Dashboard     not built yet');
+    expect(banner).toMatch(/servers: accounts, files, weather/);
+    expect(banner).toMatch(/tools weather\n.*call weather\.get_forecast city=Lisbon/);
+    expect(banner).toContain(`claude mcp add --transport http switchboard ${url}`);
+
+    const client = new Client({ name: 'start-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+    const wanted = [
+      'mcp__weather__get_forecast',
+      'mcp__accounts__connect_account',
+      'mcp__files__list_directory',
+    ];
+    const names = await eventually(
+      async () => (await client.listTools()).tools.map((t) => t.name),
+      (list) => wanted.every((name) => list.includes(name)),
+      { what: 'listed the tools of all three demo servers', timeoutMs: 25_000, everyMs: 200 },
+    );
+    expect(names).toEqual(expect.arrayContaining(wanted));
+    const result = await client.callTool({
+      name: 'mcp__weather__get_forecast',
+      arguments: { city: 'Lisbon', days: 2 },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      city: 'Lisbon',
+      unit: 'celsius',
+      days: [{ day: 0 }, { day: 1 }],
+    });
+    await client.close();
+
+    const pgid = run.child.pid!;
+    const servers = descendants(pgid);
+    const lines = servers.map(commandLine).join('\n');
+    for (const name of ['demo-weather.ts', 'demo-elicitation.ts', 'server-filesystem'])
+      expect(lines).toContain(name);
+    expect(existsSync(join(dir, 'work', '.switchboard', 'switchboard.db'))).toBe(true);
+
+    // Ctrl-C in a terminal signals the whole foreground process group.
+    process.kill(-pgid, 'SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.err).toContain('Stopped.');
+    expect(groupAlive(pgid)).toBe(false);
+    expect(servers.filter(isAlive)).toEqual([]);
+  });
+
+  it('says when the port is taken and suggests --port 0', async () => {
+    const busy: Server = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const run = start('--port', String(port));
+      expect(await run.exited).toBe(3);
+      expect(run.err.join('\n')).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+      expect(run.err.join('\n')).toContain('--port 0');
+      expect(run.out).toEqual([]);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+});
