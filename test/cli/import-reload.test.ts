@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config-files/load-config.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
-import { type CliPlace, killAll, runCli } from './manage-cli.js';
+import { killAll, placesUnder, put, runCli } from './manage-cli.js';
 
 /**
  * `switchboard import` and `switchboard reload` end to end: real child processes, other
@@ -19,24 +19,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-let places = 0;
-/** A fresh project, data dir and HOME. */
-async function newPlace(): Promise<CliPlace & { file: string; userFile: string }> {
-  const base = join(root, `p${places++}`);
-  const place = { project: join(base, 'project'), data: join(base, 'data'), home: join(base, 'home') };
-  await mkdir(place.project, { recursive: true });
-  await mkdir(place.home, { recursive: true });
-  return {
-    ...place,
-    file: join(place.project, 'switchboard.json'),
-    userFile: join(place.home, '.switchboard', 'config.json'),
-  };
-}
-
-async function put(file: string, value: unknown): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
-}
+const newPlace = placesUnder(() => root);
 
 const kitchen = { command: process.execPath, args: [kitchenSinkBin, '--transport', 'stdio'] };
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -91,4 +92,31 @@ export function runCli(place: CliPlace, ...args: string[]): Promise<CliResult> {
 export function killAll(): void {
   for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
   running.clear();
+}
+
+/**
+ * Fresh places under one temp root per test file: `newPlace()` gives a project dir, data dir
+ * and HOME of their own, with the paths of the project and user config files.
+ */
+export function placesUnder(
+  root: () => string,
+): () => Promise<CliPlace & { file: string; userFile: string }> {
+  let places = 0;
+  return async () => {
+    const base = join(root(), `p${places++}`);
+    const place = { project: join(base, 'project'), data: join(base, 'data'), home: join(base, 'home') };
+    await mkdir(place.project, { recursive: true });
+    await mkdir(place.home, { recursive: true });
+    return {
+      ...place,
+      file: join(place.project, 'switchboard.json'),
+      userFile: join(place.home, '.switchboard', 'config.json'),
+    };
+  };
+}
+
+/** Writes `value` (JSON, or text as is) to `file`, creating its directory. */
+export async function put(file: string, value: unknown): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 }
