@@ -1,5 +1,6 @@
 /** `AuditRepository` over Kysely: an append-only log, read newest first with an id cursor. */
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { BatchedWrites } from './batched-writes.js';
 import { type Clock, fromJson, fromTime, toOptionalJson, toTime } from './json.js';
 import type { AuditEntry, AuditRepository } from './ports.js';
 import type { AuditTable, Database } from './schema.js';
@@ -19,26 +20,61 @@ function toEntry(row: Selectable<AuditTable>): AuditEntry {
   };
 }
 
-/** The audit repository of `db`. */
-export function createAuditRepository(db: Kysely<Database>, clock: Clock): AuditRepository {
+/** Options of `createAuditRepository`. */
+export interface AuditRepositoryOptions {
+  /** Rows written in one statement at most. Default 128. */
+  readonly maxBatch?: number;
+  /** Runs a pending write soon; default `setImmediate`. Injected in tests. */
+  readonly defer?: (flush: () => void) => void;
+}
+
+/**
+ * The audit repository of `db`. Appends made close together (the calls of a busy gateway) are
+ * written as one multi-row insert, soon after; each append still resolves with its id once its
+ * row is stored, and a query first writes whatever is pending, so it sees every append made
+ * before it.
+ */
+export function createAuditRepository(
+  db: Kysely<Database>,
+  clock: Clock,
+  options: AuditRepositoryOptions = {},
+): AuditRepository {
+  const insertOne = async (row: Insertable<AuditTable>) =>
+    Number((await db.insertInto('audit').values(row).returning('id').executeTakeFirstOrThrow()).id);
+  const pending = new BatchedWrites<Insertable<AuditTable>>({
+    write: async (rows) => {
+      const inserted = await db
+        .insertInto('audit')
+        .values([...rows])
+        .returning('id')
+        .execute();
+      // Ids grow in the order of the rows; RETURNING itself promises no order.
+      return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+    },
+    writeOne: insertOne,
+    ...(options.maxBatch !== undefined && { maxBatch: options.maxBatch }),
+    ...(options.defer && { defer: options.defer }),
+  });
   return {
     async append(input) {
-      const row = await db
-        .insertInto('audit')
-        .values({
-          at: toTime(input.at ?? clock()),
-          server: input.server ?? null,
-          actor: input.actor ?? null,
-          action: input.action,
-          outcome: input.outcome ?? null,
-          details: toOptionalJson(input.details, `the details of audit action ${input.action}`),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
+      // Converted now, so a bad value is refused to its caller and never enters a batch.
+      const row: Insertable<AuditTable> = {
+        at: toTime(input.at ?? clock()),
+        server: input.server ?? null,
+        actor: input.actor ?? null,
+        action: input.action,
+        outcome: input.outcome ?? null,
+        details: toOptionalJson(input.details, `the details of audit action ${input.action}`),
+      };
+      return pending.add(row);
+    },
+
+    flush() {
+      return pending.flush();
     },
 
     async query(options = {}) {
+      await pending.flush();
       const limit = Math.min(Math.max(Math.floor(options.limit ?? DEFAULT_LIMIT), 1), MAX_LIMIT);
       let query = db
         .selectFrom('audit')

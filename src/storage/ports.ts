@@ -147,8 +147,10 @@ export interface AuditPage {
 
 /** The append-only audit log. */
 export interface AuditRepository {
-  /** Appends a record and returns its id. */
+  /** Appends a record and returns its id (records are written in batches; see `flush`). */
   append(input: AuditInput): Promise<number>;
+  /** Writes every record appended so far; the store calls it before it closes. */
+  flush(): Promise<void>;
   /** Records newest first, filtered by server, actor, action and `[since, until)`; `limit` defaults to 100. */
   query(options?: {
     server?: string;

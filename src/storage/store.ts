@@ -25,6 +25,7 @@ export interface CreateStoreOptions {
 export function createStore(db: Kysely<Database>, options: CreateStoreOptions = {}): Store {
   const clock = options.clock ?? (() => new Date());
   let closed: Promise<void> | undefined;
+  const audit = createAuditRepository(db, clock);
   return {
     grants: createGrantRepository(db, clock),
     tokens: createTokenRepository(db, clock),
@@ -33,9 +34,13 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
     events: createEventRepository(db, clock),
     kv: createKeyValueRepository(db, clock),
     pins: createPinRepository(db, clock),
-    audit: createAuditRepository(db, clock),
+    audit,
     close() {
-      closed ??= db.destroy();
+      // Audit records still in a batch are written first: a clean shutdown loses none.
+      closed ??= audit
+        .flush()
+        .catch(() => undefined)
+        .then(() => db.destroy());
       return closed;
     },
   };

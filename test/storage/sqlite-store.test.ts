@@ -62,6 +62,17 @@ describe('openSqliteStore', () => {
     await second.close();
   });
 
+  it('writes audit records still in a batch before it closes', async () => {
+    const file = newFile();
+    const store = await openSqliteStore({ file });
+    const appended = [1, 2, 3].map((n) => store.audit.append({ action: 'tool_call', actor: `a${n}` }));
+    await store.close();
+    expect(await Promise.all(appended)).toHaveLength(3);
+    const again = await openSqliteStore({ file });
+    expect((await again.audit.query()).entries.map((e) => e.actor).sort()).toEqual(['a1', 'a2', 'a3']);
+    await again.close();
+  });
+
   it('runs each migration once, however often it is opened', async () => {
     const file = newFile();
     for (let i = 0; i < 3; i++) await (await openSqliteStore({ file })).close();

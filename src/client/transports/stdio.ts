@@ -56,6 +56,8 @@ export class StdioTransport implements Transport {
   private closedNotified = false;
   private readonly stderrTail: string[] = [];
   private exit?: ExitInfo;
+  /** stdin is corked until the check phase: messages sent meanwhile go out in one write. */
+  private corked = false;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -140,6 +142,14 @@ export class StdioTransport implements Transport {
         'UPSTREAM_DISCONNECTED',
         'The server process is not running; reconnect to restart it.',
       );
+    }
+    if (!this.corked) {
+      this.corked = true;
+      stdin.cork();
+      setImmediate(() => {
+        this.corked = false;
+        stdin.uncork();
+      });
     }
     const ok = stdin.write(`${JSON.stringify(message)}\n`);
     if (!ok) {

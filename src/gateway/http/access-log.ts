@@ -26,21 +26,62 @@ function safe(text: string, max: number): string {
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
+/** Options of `streamLogger`. */
+export interface StreamLoggerOptions {
+  /** Default: standard error. */
+  readonly write?: (text: string) => void;
+  /**
+   * Runs `flush` soon, after the current I/O (default `setImmediate`): access lines written in
+   * between go out in one write. Injected in tests.
+   */
+  readonly defer?: (flush: () => void) => void;
+  /** Access lines held at most before they are written at once anyway. Default 64. */
+  readonly maxPendingLines?: number;
+}
+
 /**
- * A logger writing one line per event to `write` (default: standard error). Failures get
- * their message and, on the next lines, their stack: the log is where the details go that the
- * client is never shown.
+ * A logger writing one line per event to `write` (default: standard error). Access lines are
+ * gathered and written together, soon after (one write per batch of requests instead of one
+ * per request, so the log does not cost a system call per request); warnings and failures are
+ * written at once, after the access lines before them, and the held lines go out when the
+ * process exits. Failures get their message and, on the next lines, their stack: the log is
+ * where the details go that the client is never shown.
  */
-export function streamLogger(
-  write: (line: string) => void = (line) => process.stderr.write(line),
-): GatewayLogger {
+export function streamLogger(options: StreamLoggerOptions = {}): GatewayLogger {
+  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  const defer = options.defer ?? ((run: () => void) => setImmediate(run));
+  const maxPending = options.maxPendingLines ?? 64;
+  let pending = '';
+  let count = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    process.off('exit', flush);
+    if (count === 0) return;
+    const text = pending;
+    pending = '';
+    count = 0;
+    write(text);
+  };
+  const now = (text: string) => {
+    flush();
+    write(text);
+  };
   return {
-    access: (entry) => write(`${formatAccessLine(entry)}\n`),
-    warn: (message) => write(`${new Date().toISOString()} [warn] ${message}\n`),
+    access: (entry) => {
+      pending += `${formatAccessLine(entry)}\n`;
+      count += 1;
+      if (count >= maxPending) return flush();
+      if (scheduled) return;
+      scheduled = true;
+      process.once('exit', flush);
+      defer(flush);
+    },
+    warn: (message) => now(`${new Date().toISOString()} [warn] ${message}\n`),
     error: (message, error) => {
       const detail =
         error instanceof Error && error.stack ? error.stack : error === undefined ? '' : describeError(error);
-      write(`${new Date().toISOString()} [error] ${message}${detail ? `\n${detail}` : ''}\n`);
+      now(`${new Date().toISOString()} [error] ${message}${detail ? `\n${detail}` : ''}\n`);
     },
   };
 }

@@ -49,8 +49,8 @@ export interface GatewayLogger {
 
 /**
  * The state of one request as it goes down the chain. Steps may replace `request` (the body
- * cap hands on a request whose body is the bytes it read; the timeout one whose signal is
- * `signal`), so the handler can pass `ctx.request` to a web-standard MCP handler as is.
+ * cap hands on a request whose body is the bytes it read, following `signal`), so the handler
+ * can pass `ctx.request` to a web-standard MCP handler as is.
  */
 export interface GatewayContext {
   request: Request;
@@ -62,9 +62,16 @@ export interface GatewayContext {
   readonly startedAt: number;
   principal?: Principal;
   /** Aborts when the client goes away or the request times out. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /**
+   * Aborts `signal`, and with it `request.signal` (every request a step hands on follows it):
+   * how the timeout stops the handler without wrapping the request in another one.
+   */
+  readonly abort: (reason: unknown) => void;
   /** The request body, read once (and capped) by the body-cap step; absent for no body. */
   body?: Uint8Array;
+  /** The unread body from the adapter (see `RequestBody`), until the body cap reads it. */
+  unreadBody?: RequestBody;
   readonly log: GatewayLogger;
 }
 
@@ -74,10 +81,28 @@ export type Handler = (ctx: GatewayContext) => Promise<Response>;
 /** One step of the chain: answers itself, or calls `next` and may change what it returns. */
 export type Middleware = (ctx: GatewayContext, next: () => Promise<Response>) => Promise<Response>;
 
+/**
+ * A request body read straight from the connection, for the body cap to read once. The
+ * adapter hands one over instead of a body stream on the request: no web stream per request.
+ */
+export interface RequestBody {
+  /** The whole body, or undefined (reading stopped) as soon as more than `maxBytes` arrived. */
+  read(maxBytes: number): Promise<Uint8Array | undefined>;
+  /** Leaves the body unread (a refused upload). */
+  discard(): void;
+}
+
 /** What the adapter knows about the connection a request came on. */
 export interface ConnectionInfo {
+  /** The body, when the request has one and `request.body` is null: read it from here. */
+  readonly body?: RequestBody;
   readonly remoteAddress: string;
   readonly localPort?: number;
+  /**
+   * Aborts the request's own signal, when the caller made it from a controller it holds (the
+   * adapter does). Without it the chain wraps the request once more to get a signal it can abort.
+   */
+  readonly abort?: (reason: unknown) => void;
 }
 
 /** A whole chain: web request in, web response out. Never throws. */

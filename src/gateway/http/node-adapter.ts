@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WebHandler } from './context.js';
+import type { RequestBody, WebHandler } from './context.js';
 
 /** A running listener. `close()` stops accepting and ends every connection, streams included. */
 export interface NodeListener {
@@ -18,10 +18,11 @@ export interface ListenOptions {
 }
 
 /**
- * Serves a web-standard handler on `node:http`. Each request becomes a `Request` whose body
- * streams from the socket (nothing is buffered here; the chain's body cap reads it) and whose
- * signal aborts when the client goes away; each `Response` is written as it streams, SSE
- * frames included, waiting for `drain` when the client reads slowly.
+ * Serves a web-standard handler on `node:http`. Each request becomes a `Request` whose signal
+ * aborts when the client goes away, its body handed over beside it as `info.body` and read
+ * from the socket only when the chain's body cap asks (nothing is buffered here); each
+ * `Response` is written as it streams, SSE frames included, waiting for `drain` when the
+ * client reads slowly.
  */
 export function listen(handler: WebHandler, options: ListenOptions): Promise<NodeListener> {
   const server = createServer((req, res) => {
@@ -62,15 +63,15 @@ async function serve(handler: WebHandler, req: IncomingMessage, res: ServerRespo
   res.on('close', () => {
     if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
   });
-  const body = hasBody(req) ? bodyStream(req) : undefined;
+  const body = hasBody(req) ? bodyReader(req) : undefined;
   let request: Request;
   try {
+    // The body is not on the request: the chain's body cap reads it from `body` below.
     request = new Request(requestUrl(req), {
       method: req.method ?? 'GET',
       headers: requestHeaders(req),
       signal: controller.signal,
-      ...(body && { body: body.stream, duplex: 'half' }),
-    } as RequestInit);
+    });
   } catch {
     // Node parsed it, but it is no valid fetch request (a TRACE, a Host that is no authority).
     res.writeHead(400, { connection: 'close', 'content-type': 'text/plain' }).end('Bad request\n');
@@ -79,6 +80,8 @@ async function serve(handler: WebHandler, req: IncomingMessage, res: ServerRespo
   const response = await handler(request, {
     remoteAddress: req.socket.remoteAddress ?? '',
     ...(req.socket.localPort !== undefined && { localPort: req.socket.localPort }),
+    abort: (reason) => controller.abort(reason),
+    ...(body && { body }),
   });
   await writeResponse(res, response, {
     head: req.method === 'HEAD',
@@ -116,42 +119,62 @@ function requestHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** The request body as a web stream that pauses the socket while the reader is behind. */
-function bodyStream(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; ended: () => boolean } {
-  let settled = false;
+/**
+ * The request body, read from the socket only when the chain asks for it: chunks are gathered
+ * until the end, or until more than the cap arrived, when reading stops and the socket pauses.
+ */
+function bodyReader(req: IncomingMessage): RequestBody & { ended: () => boolean } {
   let ended = false;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const finish = (error?: unknown) => {
-        if (settled) return;
-        settled = true;
-        req.off('data', onData);
-        if (error === undefined) controller.close();
-        else controller.error(error);
-      };
-      const onData = (chunk: Buffer) => {
-        if (settled) return;
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 0) <= 0) req.pause();
-      };
-      req.on('data', onData);
-      req.once('end', () => {
-        ended = true;
-        finish();
-      });
-      req.once('error', (error) => finish(error));
-      req.once('close', () => finish(new Error('The client disconnected before the whole body arrived.')));
-    },
-    pull() {
-      req.resume();
-    },
-    cancel() {
-      // Later 'data' (Node drains an unread body after the response) is ignored, never enqueued.
-      settled = true;
+  let used = false;
+  return {
+    ended: () => ended,
+    discard: () => {
+      used = true;
       req.pause();
     },
-  });
-  return { stream, ended: () => ended };
+    read: (maxBytes) => {
+      if (used) return Promise.reject(new Error('The request body was read already.'));
+      used = true;
+      return new Promise<Uint8Array | undefined>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = () => {
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onError);
+          req.off('close', onClose);
+        };
+        const onData = (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > maxBytes) {
+            // Later data (Node drains an unread body after the response) is never kept.
+            finish();
+            req.pause();
+            resolve(undefined);
+            return;
+          }
+          chunks.push(chunk);
+        };
+        const onEnd = () => {
+          ended = true;
+          finish();
+          resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+        };
+        const onError = (error: Error) => {
+          finish();
+          reject(error);
+        };
+        const onClose = () => {
+          finish();
+          reject(new Error('The client disconnected before the whole body arrived.'));
+        };
+        req.on('data', onData);
+        req.once('end', onEnd);
+        req.once('error', onError);
+        req.once('close', onClose);
+      });
+    },
+  };
 }
 
 async function writeResponse(
@@ -172,26 +195,63 @@ async function writeResponse(
     res.end();
     return;
   }
-  // Headers now, so an SSE client sees the stream open before the first event.
-  res.flushHeaders();
   const reader = response.body.getReader();
   const onClose = () => {
     reader.cancel().catch(() => {});
   };
   res.on('close', onClose);
+  // Whatever the body has ready goes out with the head in one socket write (a JSON answer, an
+  // SSE stream's first events and its end); the socket is flushed whenever the body makes us
+  // wait, so an SSE client still sees the stream open, and each event, as soon as it exists.
+  res.cork();
+  let corked = true;
+  let wrote = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const next = reader.read();
+      if (corked && !(await isSettled(next))) {
+        corked = false;
+        // writeHead only stored the head: it goes out with the first write, or here.
+        if (!wrote) res.flushHeaders();
+        res.uncork();
+      }
+      const { done, value } = await next;
       if (done || res.destroyed) break;
-      if (!res.write(value)) await drained(res);
+      if (!corked) {
+        res.cork();
+        corked = true;
+      }
+      wrote = true;
+      if (!res.write(value)) {
+        corked = false;
+        res.uncork();
+        await drained(res);
+      }
     }
   } catch {
     // The body errored, or was cancelled because the client left: there is no one to tell.
   } finally {
     res.off('close', onClose);
+    // end() flushes what is still corked.
     res.end();
   }
 }
+
+const PENDING = Symbol('pending');
+
+/**
+ * Whether `promise` settles within a few microtask turns, that is without waiting for I/O or
+ * a timer: a body stream that has its next chunk (or its end) queued answers that soon.
+ */
+async function isSettled(promise: Promise<unknown>): Promise<boolean> {
+  let later: Promise<typeof PENDING> = Promise.resolve(PENDING);
+  for (let i = 0; i < MICROTASK_HOPS; i++) later = later.then((v) => v);
+  const first = await Promise.race([promise.then(() => undefined), later]).catch(() => undefined);
+  return first !== PENDING;
+}
+
+/** How many microtask turns a ready body may take to hand over its next chunk or its end. */
+const MICROTASK_HOPS = 4;
 
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {

@@ -84,16 +84,35 @@ export function buildSecurityChain(
     }),
   ];
   const run = compose(steps, handler, errorResponse);
-  return (request, info) =>
-    run({
-      request,
+  return (request, info) => {
+    const own = info.abort ? { request, abort: info.abort } : abortable(request);
+    return run({
+      request: own.request,
       id: '',
       remoteAddress: info.remoteAddress,
       ...(info.localPort !== undefined && { localPort: info.localPort }),
       startedAt: now(),
-      signal: request.signal,
+      ...(info.body && { unreadBody: info.body }),
+      signal: own.request.signal,
+      abort: own.abort,
       log,
     });
+  };
+}
+
+/**
+ * A request the chain can abort, for callers that hand in one whose signal they keep to
+ * themselves (in-process use): wrapped once, following the caller's signal as well.
+ */
+function abortable(request: Request): { request: Request; abort: (reason: unknown) => void } {
+  const controller = new AbortController();
+  const forward = () => controller.abort(request.signal.reason);
+  if (request.signal.aborted) forward();
+  else request.signal.addEventListener('abort', forward, { once: true });
+  return {
+    request: new Request(request, { signal: controller.signal }),
+    abort: (reason) => controller.abort(reason),
+  };
 }
 
 /**

@@ -117,7 +117,7 @@ export class GatewayEventStore {
     let stream = streams.get(streamId);
     if (!stream) {
       stream = {
-        token: randomBytes(9).toString('base64url'),
+        token: streamToken(),
         session,
         streamId,
         events: [],
@@ -212,4 +212,20 @@ export class GatewayEventStore {
     }
     return stream.streamId;
   }
+}
+
+/** Random bytes drawn at once for stream tokens: one system call per many streams, not one each. */
+const TOKEN_BYTES = 9;
+let tokenPool = Buffer.alloc(0);
+let tokenOffset = 0;
+
+/** A fresh unguessable stream token (9 random bytes, base64url). */
+function streamToken(): string {
+  if (tokenOffset + TOKEN_BYTES > tokenPool.length) {
+    tokenPool = randomBytes(TOKEN_BYTES * 256);
+    tokenOffset = 0;
+  }
+  const token = tokenPool.toString('base64url', tokenOffset, tokenOffset + TOKEN_BYTES);
+  tokenOffset += TOKEN_BYTES;
+  return token;
 }

@@ -175,13 +175,17 @@ export class Governor {
     return { ...base, approved: true };
   }
 
-  /** Audits a call that ran (or failed). Audit failures never fail the call. */
+  /**
+   * Audits a call that ran (or failed). Audit failures never fail the call, so the call does
+   * not wait for the write either: the record is queued at once (the audit log's reads see it)
+   * and the store writes it with the others of the moment.
+   */
   async record(
     admission: Admission,
     outcome: { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
   ): Promise<void> {
     const status = outcome.error !== undefined ? 'error' : outcome.result?.isError ? 'tool_error' : 'ok';
-    await this.audit(admission, status, {
+    void this.audit(admission, status, {
       approved: admission.approved,
       durationMs: Math.round(outcome.durationMs * 10) / 10,
       ...(outcome.result && { resultBytes: resultBytes(outcome.result) }),

@@ -29,10 +29,37 @@ describe('access log', () => {
 
   it('logs errors with their stack to the stream, one event per write', () => {
     const lines: string[] = [];
-    const log = streamLogger((line) => lines.push(line));
+    const log = streamLogger({ write: (line) => lines.push(line) });
     log.error('request r1 failed', new Error('boom'));
     log.warn('careful');
     expect(lines[0]).toMatch(/\[error\] request r1 failed\nError: boom\n {4}at /);
     expect(lines[1]).toMatch(/\[warn\] careful\n$/);
+  });
+
+  it('gathers access lines into one write, soon, and keeps them before a later warning', () => {
+    const writes: string[] = [];
+    const deferred: (() => void)[] = [];
+    const log = streamLogger({ write: (text) => writes.push(text), defer: (run) => deferred.push(run) });
+    log.access(entry);
+    log.access({ ...entry, id: 'r2' });
+    expect(writes).toEqual([]);
+    expect(deferred).toHaveLength(1);
+    deferred[0]?.();
+    expect(writes).toEqual([`${formatAccessLine(entry)}\n${formatAccessLine({ ...entry, id: 'r2' })}\n`]);
+    log.access({ ...entry, id: 'r3' });
+    log.warn('careful');
+    expect(writes).toHaveLength(3);
+    expect(writes[1]).toContain(' r3 ');
+    expect(writes[2]).toMatch(/\[warn\] careful\n$/);
+    for (const run of deferred.splice(0)) run();
+    expect(writes).toHaveLength(3);
+  });
+
+  it('writes at once when too many access lines are held', () => {
+    const writes: string[] = [];
+    const log = streamLogger({ write: (text) => writes.push(text), defer: () => {}, maxPendingLines: 3 });
+    for (let i = 0; i < 7; i++) log.access({ ...entry, id: `r${i}` });
+    expect(writes).toHaveLength(2);
+    expect(writes.map((w) => w.split('\n').length - 1)).toEqual([3, 3]);
   });
 });

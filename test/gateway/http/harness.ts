@@ -27,7 +27,10 @@ export function recordingLogger(): RecordingLogger {
   };
 }
 
-/** A context as the chain would make it, for running one middleware alone. */
+/**
+ * A context as the chain would make it, for running one middleware alone. Its `abort` fails
+ * the test unless one is given: make the request with `abortableRequest` to test aborting.
+ */
 export function contextFor(request: Request, overrides: Partial<GatewayContext> = {}): GatewayContext {
   return {
     request,
@@ -35,8 +38,32 @@ export function contextFor(request: Request, overrides: Partial<GatewayContext> 
     remoteAddress: '127.0.0.1',
     startedAt: 0,
     signal: request.signal,
+    abort: () => {
+      throw new Error('This context cannot abort: build its request with abortableRequest().');
+    },
     log: recordingLogger(),
     ...overrides,
+  };
+}
+
+/**
+ * A request whose signal `abort` aborts (as the adapter makes them), following `init.signal`
+ * too, like a client going away; pass `abort` on to `contextFor`.
+ */
+export function abortableRequest(
+  url: string,
+  init: RequestInit = {},
+): { request: Request; abort: (reason: unknown) => void } {
+  const controller = new AbortController();
+  const client = init.signal;
+  if (client) {
+    const forward = () => controller.abort(client.reason);
+    if (client.aborted) forward();
+    else client.addEventListener('abort', forward, { once: true });
+  }
+  return {
+    request: new Request(url, { ...init, signal: controller.signal }),
+    abort: (reason) => controller.abort(reason),
   };
 }
 

@@ -2,7 +2,8 @@ import type { Middleware } from '../context.js';
 import { HttpError } from '../http-error.js';
 
 /**
- * Reads the request body once, refusing it with 413 as soon as more than `maxBytes` arrived.
+ * Reads the request body once (`ctx.unreadBody` from the adapter, else the request's stream),
+ * refusing it with 413 as soon as more than `maxBytes` arrived.
  * A `Content-Length` above the cap is refused before reading, but the count is kept while
  * reading too: the header can lie, and a chunked body has none. Downstream steps get the bytes
  * as `ctx.body` and a `ctx.request` whose body is those bytes, so nothing reads the socket
@@ -17,13 +18,21 @@ export function bodyCap(options: { maxBytes: number }): Middleware {
     );
   return async (ctx, next) => {
     const { request } = ctx;
-    if (request.body === null) return next();
+    const unread = ctx.unreadBody;
+    const stream = request.body;
+    if (unread === undefined && stream === null) return next();
+    ctx.unreadBody = undefined;
     const declared = request.headers.get('content-length');
     if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
-      await request.body.cancel().catch(() => {});
+      if (unread) unread.discard();
+      else await stream?.cancel().catch(() => {});
       throw tooLarge();
     }
-    const body = await readCapped(request.body, maxBytes);
+    const body = unread
+      ? await unread.read(maxBytes)
+      : stream
+        ? await readCapped(stream, maxBytes)
+        : undefined;
     if (body === undefined) throw tooLarge();
     const headers = new Headers(request.headers);
     headers.set('content-length', String(body.byteLength));

@@ -13,32 +13,35 @@ const realTimers: Schedule = (fire, ms) => {
  * Gives the handler `ms` to produce its Response; past that the request's signal aborts and
  * the client gets 504. The limit covers the time until the Response object exists, not its
  * body: a streamed (SSE) response that started in time runs as long as it runs, and only the
- * client going away ends it. Downstream, `ctx.signal` and `ctx.request.signal` abort on either.
+ * client going away ends it. The abort goes through `ctx.abort`, so `ctx.signal` and
+ * `ctx.request.signal` stop the handler without this step making a request or signal of its own.
  */
 export function requestTimeout(options: { ms: number; schedule?: Schedule }): Middleware {
   const schedule = options.schedule ?? realTimers;
-  return async (ctx, next) => {
-    const controller = new AbortController();
-    const upstream = ctx.signal;
-    const forward = () => controller.abort(upstream.reason);
-    // Kept past the timeout's end: a client leaving mid-stream must still reach the handler.
-    if (upstream.aborted) forward();
-    else upstream.addEventListener('abort', forward, { once: true });
-    ctx.signal = controller.signal;
-    ctx.request = new Request(ctx.request, { signal: controller.signal });
-
-    let cancel = () => {};
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      cancel = schedule(() => {
-        const error = new HttpError(504, `The request took longer than ${options.ms} ms and was cancelled.`);
-        controller.abort(error);
+  const { ms } = options;
+  return (ctx, next) =>
+    new Promise<Response>((resolve, reject) => {
+      let settled = false;
+      const cancel = schedule(() => {
+        if (settled) return;
+        settled = true;
+        const error = new HttpError(504, `The request took longer than ${ms} ms and was cancelled.`);
+        ctx.abort(error);
         reject(error);
-      }, options.ms);
+      }, ms);
+      next().then(
+        (response) => {
+          cancel();
+          if (settled) return;
+          settled = true;
+          resolve(response);
+        },
+        (error: unknown) => {
+          cancel();
+          if (settled) return;
+          settled = true;
+          reject(error);
+        },
+      );
     });
-    try {
-      return await Promise.race([next(), timedOut]);
-    } finally {
-      cancel();
-    }
-  };
 }

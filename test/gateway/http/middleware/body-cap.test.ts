@@ -84,4 +84,56 @@ describe('bodyCap', () => {
     const { error } = await runStep(bodyCap({ maxBytes: CAP }), contextFor(request));
     expect(error?.status).toBe(413);
   });
+
+  it('reads the body the adapter handed over beside the request, with the cap', async () => {
+    const text = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const asked: number[] = [];
+    const unreadBody = {
+      read: async (max: number) => {
+        asked.push(max);
+        return new TextEncoder().encode(text);
+      },
+      discard: () => {
+        throw new Error('not expected');
+      },
+    };
+    const ctx = contextFor(new Request('http://127.0.0.1/mcp', { method: 'POST' }), { unreadBody });
+    let seen = '';
+    const { response } = await runStep(bodyCap({ maxBytes: CAP }), ctx, async (c) => {
+      seen = await c.request.text();
+      return new Response('ok');
+    });
+    expect(response?.status).toBe(200);
+    expect(asked).toEqual([CAP]);
+    expect(seen).toBe(text);
+    expect(new TextDecoder().decode(ctx.body)).toBe(text);
+    expect(ctx.unreadBody).toBeUndefined();
+  });
+
+  it('refuses an adapter body over the cap, and discards one whose declared length is over it', async () => {
+    const over = contextFor(new Request('http://127.0.0.1/mcp', { method: 'POST' }), {
+      unreadBody: { read: async () => undefined, discard: () => {} },
+    });
+    expect((await runStep(bodyCap({ maxBytes: CAP }), over)).error?.status).toBe(413);
+    let discarded = false;
+    let read = false;
+    const declared = contextFor(
+      new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-length': String(CAP + 1) } }),
+      {
+        unreadBody: {
+          read: async () => {
+            read = true;
+            return new Uint8Array(0);
+          },
+          discard: () => {
+            discarded = true;
+          },
+        },
+      },
+    );
+    const { error, nextCalls } = await runStep(bodyCap({ maxBytes: CAP }), declared);
+    expect(error?.status).toBe(413);
+    expect(nextCalls).toBe(0);
+    expect({ discarded, read }).toEqual({ discarded: true, read: false });
+  });
 });

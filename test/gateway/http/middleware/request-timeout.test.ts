@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../../src/gateway/http/http-error.js';
 import { requestTimeout } from '../../../../src/gateway/http/middleware/request-timeout.js';
-import { contextFor, manualSchedule, runStep } from '../harness.js';
+import { abortableRequest, contextFor, manualSchedule, runStep } from '../harness.js';
 
 describe('requestTimeout', () => {
   it('answers 504 and aborts the handler when no response comes in time', async () => {
     const timers = manualSchedule();
-    const ctx = contextFor(new Request('http://127.0.0.1/mcp', { method: 'POST', body: 'x' }));
+    const { request, abort } = abortableRequest('http://127.0.0.1/mcp', { method: 'POST', body: 'x' });
+    const ctx = contextFor(request, { abort });
     let handlerSignal: AbortSignal | undefined;
     const running = runStep(requestTimeout({ ms: 5000, schedule: timers.schedule }), ctx, (c) => {
       handlerSignal = c.request.signal;
@@ -49,7 +50,8 @@ describe('requestTimeout', () => {
 
   it('passes the client going away on to the handler, even after the response started', async () => {
     const client = new AbortController();
-    const ctx = contextFor(new Request('http://127.0.0.1/mcp', { signal: client.signal }));
+    const { request, abort } = abortableRequest('http://127.0.0.1/mcp', { signal: client.signal });
+    const ctx = contextFor(request, { abort });
     const { response } = await runStep(
       requestTimeout({ ms: 1000, schedule: manualSchedule().schedule }),
       ctx,
@@ -58,5 +60,46 @@ describe('requestTimeout', () => {
     client.abort(new Error('gone'));
     expect(ctx.signal.aborted).toBe(true);
     expect(ctx.request.signal.aborted).toBe(true);
+  });
+
+  it('hands the handler the same request, and aborts it through ctx.abort alone', async () => {
+    const timers = manualSchedule();
+    const reasons: unknown[] = [];
+    const { request, abort } = abortableRequest('http://127.0.0.1/mcp', { method: 'POST', body: 'x' });
+    const ctx = contextFor(request, {
+      abort: (reason) => {
+        reasons.push(reason);
+        abort(reason);
+      },
+    });
+    let seen: Request | undefined;
+    let answer: ((response: Response) => void) | undefined;
+    const running = runStep(requestTimeout({ ms: 50, schedule: timers.schedule }), ctx, (c) => {
+      seen = c.request;
+      return new Promise<Response>((resolve) => {
+        answer = resolve;
+      });
+    });
+    await Promise.resolve();
+    expect(seen).toBe(request);
+    expect(ctx.request).toBe(request);
+    timers.fireAll();
+    answer?.(new Response('too late'));
+    const { error, response } = await running;
+    expect(error?.status).toBe(504);
+    expect(response).toBeUndefined();
+    expect(reasons).toHaveLength(1);
+    expect(request.signal.reason).toBe(reasons[0]);
+  });
+
+  it('passes a handler failure through and cancels the timer', async () => {
+    const timers = manualSchedule();
+    const ctx = contextFor(new Request('http://127.0.0.1/mcp'));
+    const failure = new Error('handler broke');
+    const outcome = await requestTimeout({ ms: 50, schedule: timers.schedule })(ctx, async () => {
+      throw failure;
+    }).catch((error: unknown) => error);
+    expect(outcome).toBe(failure);
+    expect(timers.timers[0]?.cancelled).toBe(true);
   });
 });
