@@ -13,8 +13,8 @@ export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
   /** Whose `~/.switchboard/config.json` is read. Default: the user's home. */
   readonly homeDir?: string;
   /**
-   * Start only these servers of the config files (by name); the others are left out. A one-shot
-   * command connects only the server it needs. Servers registered in the store still start.
+   * Start only these servers (by name, from the config files and the store); the others are
+   * left out. A one-shot command connects only the server it needs.
    */
   readonly only?: readonly string[];
 }
@@ -34,7 +34,8 @@ export interface Switchboard {
 export async function createSwitchboard(options: SwitchboardOptions = {}): Promise<Switchboard> {
   const homeDir = options.homeDir ?? homedir();
   const config = await loadConfig({ projectDir: options.projectDir ?? process.cwd(), homeDir });
-  const { projectDir: _p, homeDir: _h, only, ...hostOptions } = options;
+  const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
+  const only = options.only;
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
   const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];
   const dataDir = options.dataDir ?? join(homeDir, '.switchboard');

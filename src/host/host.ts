@@ -55,6 +55,8 @@ export interface HostOptions {
   readonly dataDir?: string;
   /** A PostgreSQL URL (`postgres://…`) for the store; default: SQLite `switchboard.db` in the data dir. */
   readonly database?: string;
+  /** Start only these servers (a one-shot command needs one); default all. */
+  readonly only?: readonly string[];
   /** Servers from configuration files (registrations in the store are added to them). */
   readonly servers?: readonly ServerConfig[];
   /** Where each of `servers` came from (a file path), by name; shown in the status. */
@@ -230,7 +232,8 @@ export class Host extends TypedEmitter<HostEvents> {
       const config = normalizeServerEntry({ ...(r.entry as object), name: r.name });
       byName.set(r.name, { config, enabled: r.enabled, source: r.source });
     }
-    for (const { config, enabled, source } of byName.values()) host.track(config, enabled, source);
+    for (const { config, enabled, source } of byName.values())
+      if (!options.only || options.only.includes(config.name)) host.track(config, enabled, source);
     return host;
   }
 

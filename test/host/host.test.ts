@@ -107,6 +107,28 @@ describe('Host', () => {
     expect(host.servers()).toEqual([]);
   });
 
+  it('starts only the servers it is told to, registered ones included', async () => {
+    host = await Host.create({ dataDir });
+    await host.register({
+      name: 'stored',
+      command: process.execPath,
+      args: [misbehavingBin, '--mode', 'stderr-chatty'],
+      protocol: 'legacy',
+    });
+    await host.close();
+    const filed = normalizeServerEntry({
+      name: 'filed',
+      command: process.execPath,
+      args: [misbehavingBin, '--mode', 'stderr-chatty'],
+      protocol: 'legacy',
+    });
+    host = await Host.create({ dataDir, servers: [filed], only: ['filed'] });
+    expect(host.servers().map((s) => s.name)).toEqual(['filed']);
+    await host.close();
+    host = await Host.create({ dataDir, servers: [filed], only: ['stored'] });
+    expect(host.servers().map((s) => s.name)).toEqual(['stored']);
+  });
+
   it("remembers a file server's toggle as a flag only: the file's entry stays the truth", async () => {
     const fromFile = (trust: 'trusted' | 'untrusted') =>
       normalizeServerEntry({
