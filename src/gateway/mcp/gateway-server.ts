@@ -19,6 +19,7 @@ import { consentFor } from './consent-gate.js';
 import { exposedPrompts, exposedTools, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
 import { checkInputCaps, type InputLimits } from './input-caps.js';
+import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { registerTaskRoutes, TASKS_EXTENSION, TaskAwareServer } from './task-routes.js';
@@ -147,10 +148,15 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     }
     const relayed = relayedParts(ctx);
     const logLevel = logThreshold(ctx, sessionLogLevel);
+    // A 2026-07-28 client: a 2026-07-28 upstream's rounds are relayed; a 2025-era upstream's
+    // mid-call requests are parked and become rounds. A 2025 session is asked live.
+    const era = host.upstreamProtocol(entry.server).era;
     const run = (): Promise<ToolAnswer> =>
-      relayed && host.upstreamProtocol(entry.server).era === 'modern'
+      relayed && era === 'modern'
         ? relayToolCall(options, entry, { name, args, ctx, consent, relayed, state, logLevel })
-        : callUpstream(options, server, entry, { args, ctx, askApproval: consent.askApproval, logLevel });
+        : relayed && era === 'legacy'
+          ? parkToolCall(options, server, entry, { name, args, ctx, consent, relayed, state, logLevel })
+          : callUpstream(options, server, entry, { args, ctx, askApproval: consent.askApproval, logLevel });
     const key = ctx.mcpReq._meta?.idempotencyKey;
     // A round of a multi-round call is its own request: the key is scoped to the round.
     const round = argumentsDigest([state ?? null, ctx.mcpReq.inputResponses ?? null]);

@@ -16,6 +16,8 @@ export interface RelayState {
   readonly c?: true;
   /** The upstream server's own `requestState`, passed back to it byte for byte. */
   readonly u?: string;
+  /** The id of the call parked in this gateway process for a 2025-era upstream (parked-calls.ts). */
+  readonly p?: string;
 }
 
 /** The state codec of one gateway: `key` is shared by every instance (see `relayStateKey`). */

@@ -31,8 +31,9 @@ import { TaskAnswer, taskForClient } from './task-routes.js';
  * One call from a gateway client to an upstream server, and what crosses the hop with it:
  * a 2025 session's client answers the upstream's elicitation and sampling live; a 2026-07-28
  * client talking to a 2026-07-28 upstream gets the upstream's `input_required` rounds and
- * tasks relayed (its per-round state sealed in `requestState`); progress, log lines and
- * cancellation cross in both eras; errors keep their JSON-RPC codes.
+ * tasks relayed (its per-round state sealed in `requestState`), and a 2025-era upstream's
+ * questions parked for it (parked-tool-call.ts); progress, log lines and cancellation cross in
+ * both eras; errors keep their JSON-RPC codes.
  */
 
 /** What a gateway `tools/call` answers: a result, or the next round's input requests. */
@@ -44,8 +45,8 @@ export type RelayOptions = GatewayServerOptions & { readonly relayState: Request
 /**
  * The calling client as the answerer of the upstream's elicitation, sampling and roots requests
  * during the call, on a 2025-era connection (the request goes to the client related to the
- * call). A 2026-07-28 client cannot be asked mid-call (its requests are answered with
- * `input_required` results instead): those requests go to the host's Inbox.
+ * call). A 2026-07-28 client cannot be asked mid-call: its call to a 2025-era upstream parks
+ * those requests instead (`parkToolCall`).
  */
 export function callerOf(server: Server, ctx: ServerContext): Caller | undefined {
   if (ctx.mcpReq.envelope !== undefined) return undefined;
@@ -133,7 +134,7 @@ export function relayToolCall(
 ): Promise<ToolAnswer> {
   const { ctx, state } = call;
   const relayed = { ...call.relayed, ...(state?.u !== undefined && { requestState: state.u }) };
-  return withCallRelays(options, entry, ctx, call.logLevel, async (callOptions) => {
+  return withCallRelays(options, entry, { ctx: () => ctx, logLevel: call.logLevel }, async (callOptions) => {
     const answer = await options.host.relayToolCall(entry.name, call.args, relayed, {
       ...callOptions,
       ...(call.consent.askApproval && { askApproval: call.consent.askApproval }),
@@ -161,7 +162,7 @@ export function callUpstream(
 ): Promise<CallToolResult> {
   const { args, ctx, askApproval } = call;
   const caller = callerOf(server, ctx);
-  return withCallRelays(options, entry, ctx, call.logLevel, async (callOptions) => {
+  return withCallRelays(options, entry, { ctx: () => ctx, logLevel: call.logLevel }, async (callOptions) => {
     const result = await options.host.callTool(entry.name, args, {
       ...callOptions,
       ...(askApproval && { askApproval }),
@@ -171,26 +172,37 @@ export function callUpstream(
   });
 }
 
+/** Where an upstream call's progress and log lines go, and what cancels it. */
+interface CallRelays {
+  /** The client request being served (a parked call serves several, one round after another). */
+  readonly ctx: () => ServerContext;
+  readonly logLevel: LoggingLevel | undefined;
+  /** Cancels the call; default: the client request's own signal. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Runs one upstream call with what crosses the hop while it runs: the client's cancellation,
  * the server's progress (under the client's token) and its log lines. Policy and approval
  * outcomes come back as tool errors the model should read; the rest as JSON-RPC errors.
  */
-async function withCallRelays<T extends ToolAnswer>(
+export async function withCallRelays<T extends ToolAnswer>(
   options: GatewayServerOptions,
   entry: CatalogTool,
-  ctx: ServerContext,
-  logLevel: LoggingLevel | undefined,
+  relays: CallRelays,
   run: (callOptions: HostCallOptions) => Promise<T>,
 ): Promise<T | CallToolResult> {
+  const { logLevel } = relays;
+  const ctx = relays.ctx();
   const progressToken = ctx.mcpReq._meta?.progressToken;
   // The server's log notifications while the call runs reach the calling client (a server
   // with several calls at once cannot say which call a line belongs to: each caller sees all).
   const relayLog = (line: LogEntry) => {
     if (line.server !== entry.server || line.source !== 'server') return;
     if (logLevel === undefined || !atLeast(line.level, logLevel)) return;
-    void ctx.mcpReq
-      .notify({
+    void relays
+      .ctx()
+      .mcpReq.notify({
         method: 'notifications/message',
         params: {
           level: line.level as LoggingLevel,
@@ -204,12 +216,17 @@ async function withCallRelays<T extends ToolAnswer>(
   try {
     return await run({
       session: options.principal.id,
-      signal: ctx.mcpReq.signal,
+      signal: relays.signal ?? ctx.mcpReq.signal,
       ...(progressToken !== undefined && {
-        onProgress: (progress) =>
-          void ctx.mcpReq
-            .notify({ method: 'notifications/progress', params: { progressToken, ...progress } })
-            .catch(() => undefined),
+        onProgress: (progress) => {
+          // Under the token of the request being served now (a later round has its own, or none).
+          const now = relays.ctx().mcpReq;
+          const token = now._meta?.progressToken;
+          if (token === undefined) return;
+          void now
+            .notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } })
+            .catch(() => undefined);
+        },
       }),
     });
   } catch (error) {
