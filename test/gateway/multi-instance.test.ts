@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveGateway } from '../../src/core/config/gateway-config.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
@@ -15,6 +15,7 @@ import { openStore } from '../../src/storage/open-store.js';
 import { startUpstreamHttp } from '../fixtures/conformance-upstream/http.js';
 import { type PostgresServer, startPostgresServer } from '../helpers/postgres-server.js';
 import { catalogHas } from '../helpers/wait.js';
+import { callRaw, modernClient, quietLog, type Raw } from './modern-client.js';
 
 /**
  * The gateway past one machine: two gateway instances (each its own host and data dir, as on
@@ -22,7 +23,6 @@ import { catalogHas } from '../helpers/wait.js';
  * 2026-07-28 call may land on either instance each round, the audit trail is one, and OAuth
  * credentials live in the shared store (encrypted), not in either machine's files.
  */
-const quiet = { access: () => undefined, warn: () => undefined, error: () => undefined };
 let pg: PostgresServer;
 let upstream: Awaited<ReturnType<typeof startUpstreamHttp>>;
 const dirs: string[] = [];
@@ -48,39 +48,19 @@ async function instance(database: string, key: Uint8Array): Promise<{ host: Host
   const gateway = await startHttpGateway(
     host,
     resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'off' }),
-    { log: quiet, relayStateKey: relayStateKey(key) },
+    { log: quietLog, relayStateKey: relayStateKey(key) },
   );
   gateways.push(gateway);
   return { host, gateway };
 }
 
 async function client(url: string): Promise<Client> {
-  const c = new Client(
-    { name: 'multi', version: '1.0.0' },
-    {
-      capabilities: { elicitation: { form: {} } },
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-      inputRequired: { autoFulfill: false },
-    },
-  );
-  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const c = await modernClient(url, { elicitation: { form: {} } }, 'multi');
   clients.push(c);
   return c;
 }
 
-const passthrough = {
-  '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) },
-};
-type Raw = Record<string, unknown>;
-const round = (c: Client, extra: Raw = {}) =>
-  c.request(
-    {
-      method: 'tools/call',
-      params: { name: 'test_input_required_result_multi_round', arguments: {}, ...extra },
-    } as never,
-    passthrough,
-    { allowInputRequired: true },
-  ) as Promise<Raw>;
+const round = (c: Client, extra: Raw = {}) => callRaw(c, 'test_input_required_result_multi_round', extra);
 
 beforeAll(async () => {
   upstream = await startUpstreamHttp({ port: 0 });

@@ -12,6 +12,7 @@ import { type ParkedCall, ParkedCalls } from '../../src/gateway/mcp/parked-calls
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 import { catalogHas } from '../helpers/wait.js';
+import { callRaw, modernClient, quietLog, type Raw, rpcError } from './modern-client.js';
 
 /**
  * Parking, end to end: a 2026-07-28 client (SDK v2, pinned, handing `input_required` answers
@@ -43,7 +44,7 @@ beforeAll(async () => {
   gateway = await startHttpGateway(
     host,
     resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'off' }),
-    { log: { access: () => undefined, warn: () => undefined, error: () => undefined } },
+    { log: quietLog },
   );
 }, 60_000);
 
@@ -54,37 +55,14 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function modernClient(capabilities: Record<string, unknown>): Promise<Client> {
-  const client = new Client(
-    { name: 'parked-test', version: '1.0.0' },
-    {
-      capabilities,
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-      inputRequired: { autoFulfill: false },
-    },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+async function connect(capabilities: Record<string, unknown>): Promise<Client> {
+  const client = await modernClient(gateway.url, capabilities, 'parked-test');
   clients.push(client);
   return client;
 }
 
-type Raw = Record<string, unknown>;
-const passthrough = {
-  '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) },
-};
-const call = (client: Client, name: string, extra: Raw = {}) =>
-  client.request({ method: 'tools/call', params: { name, arguments: {}, ...extra } } as never, passthrough, {
-    allowInputRequired: true,
-  }) as Promise<Raw>;
+const call = callRaw;
 const text = (result: Raw) => (result.content as { text: string }[])[0]?.text;
-const rpcError = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    return error as { code?: number; message?: string };
-  }
-};
 
 /** The one input request of an `input_required` round, with its key. */
 function onlyRequest(round: Raw): { key: string; method: string; params: Raw } {
@@ -101,7 +79,7 @@ describe('parking, a 2026-07-28 client calling a 2025-era upstream', () => {
   });
 
   it('returns the upstream elicitation as an input request and hands the answer back to it', async () => {
-    const client = await modernClient({ elicitation: { form: {} } });
+    const client = await connect({ elicitation: { form: {} } });
     const first = await call(client, 'confirm');
     const asked = onlyRequest(first);
     expect(asked.method).toBe('elicitation/create');
@@ -127,7 +105,7 @@ describe('parking, a 2026-07-28 client calling a 2025-era upstream', () => {
   });
 
   it('parks a sampling request and returns the model reply the client gave', async () => {
-    const client = await modernClient({ sampling: {} });
+    const client = await connect({ sampling: {} });
     const first = await call(client, 'sample', { arguments: { prompt: 'Say hi' } });
     const asked = onlyRequest(first);
     expect(asked.method).toBe('sampling/createMessage');
@@ -143,7 +121,7 @@ describe('parking, a 2026-07-28 client calling a 2025-era upstream', () => {
   });
 
   it("parks a roots listing and hands the client's roots to the upstream", async () => {
-    const client = await modernClient({ roots: {} });
+    const client = await connect({ roots: {} });
     const first = await call(client, 'roots');
     const asked = onlyRequest(first);
     expect(asked.method).toBe('roots/list');
@@ -156,7 +134,7 @@ describe('parking, a 2026-07-28 client calling a 2025-era upstream', () => {
   });
 
   it('refuses a retry with another call’s arguments or an answer of the wrong kind', async () => {
-    const client = await modernClient({ sampling: {} });
+    const client = await connect({ sampling: {} });
     const first = await call(client, 'sample', { arguments: { prompt: 'one' } });
     const asked = onlyRequest(first);
     const otherArgs = await rpcError(
@@ -189,7 +167,7 @@ describe('parking, a 2026-07-28 client calling a 2025-era upstream', () => {
   });
 
   it('does not park for a client that declares no elicitation: the Inbox answers, as before', async () => {
-    const client = await modernClient({ roots: {} });
+    const client = await connect({ roots: {} });
     const seen: string[] = [];
     const answer = (item: { id: string; kind: string; server: string }) => {
       seen.push(`${item.kind} from ${item.server}`);
@@ -232,7 +210,7 @@ describe('parking under consent', () => {
     consentGateway = await startHttpGateway(
       consentHost,
       resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'on' }),
-      { log: { access: () => undefined, warn: () => undefined, error: () => undefined } },
+      { log: quietLog },
     );
   }, 60_000);
   afterAll(async () => {

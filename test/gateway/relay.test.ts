@@ -1,11 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  Client,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import { untunnelTaskResult } from '../../src/client/tool-tasks.js';
@@ -15,6 +11,7 @@ import { type HttpGateway, startHttpGateway } from '../../src/gateway/http-gatew
 import { Host } from '../../src/host/host.js';
 import { conformanceUpstreamBin } from '../fixtures/paths.js';
 import { catalogHas, eventually } from '../helpers/wait.js';
+import { callRaw, modernClient, passthrough, quietLog, type Raw, rpcError } from './modern-client.js';
 
 /**
  * 2026-07-28 fidelity across the hop, end to end: a real gateway on 127.0.0.1 in front of the
@@ -46,7 +43,7 @@ beforeAll(async () => {
   gateway = await startHttpGateway(
     host,
     resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'off' }),
-    { log: { access: () => undefined, warn: () => undefined, error: () => undefined } },
+    { log: quietLog },
   );
 }, 60_000);
 
@@ -57,41 +54,18 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** A 2026-07-28 client that hands `input_required` answers back instead of fulfilling them. */
-async function modernClient(capabilities: Record<string, unknown>): Promise<Client> {
-  const client = new Client(
-    { name: 'relay-test', version: '1.0.0' },
-    {
-      capabilities,
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-      inputRequired: { autoFulfill: false },
-    },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+async function connect(capabilities: Record<string, unknown>): Promise<Client> {
+  const client = await modernClient(gateway.url, capabilities, 'relay-test');
   clients.push(client);
   return client;
 }
 
-type Raw = Record<string, unknown>;
-const call = (client: Client, name: string, extra: Raw = {}) =>
-  client.request({ method: 'tools/call', params: { name, arguments: {}, ...extra } } as never, passthrough, {
-    allowInputRequired: true,
-  }) as Promise<Raw>;
-const passthrough = {
-  '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) },
-};
-const rpcCode = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-    return 'resolved';
-  } catch (error) {
-    return (error as { code?: number }).code;
-  }
-};
+const call = callRaw;
+const rpcCode = async (promise: Promise<unknown>) => (await rpcError(promise))?.code ?? 'resolved';
 
 describe('gateway relay, 2026-07-28 client to 2026-07-28 upstream', () => {
   it('passes the upstream elicitation to the client and its answer back', async () => {
-    const client = await modernClient({ elicitation: { form: {} } });
+    const client = await connect({ elicitation: { form: {} } });
     const first = await call(client, 'test_input_required_result_elicitation');
     expect(first.resultType).toBe('input_required');
     const requests = first.inputRequests as Record<string, { method: string }>;
@@ -105,7 +79,7 @@ describe('gateway relay, 2026-07-28 client to 2026-07-28 upstream', () => {
   });
 
   it('keeps the upstream requestState across two rounds, sealed by the gateway', async () => {
-    const client = await modernClient({ elicitation: { form: {} } });
+    const client = await connect({ elicitation: { form: {} } });
     const r1 = await call(client, 'test_input_required_result_multi_round');
     expect(typeof r1.requestState).toBe('string');
     const r2 = await call(client, 'test_input_required_result_multi_round', {
@@ -122,7 +96,7 @@ describe('gateway relay, 2026-07-28 client to 2026-07-28 upstream', () => {
   });
 
   it('refuses a tampered requestState and one borrowed from another call', async () => {
-    const client = await modernClient({ elicitation: { form: {} } });
+    const client = await connect({ elicitation: { form: {} } });
     const first = await call(client, 'test_input_required_result_tampered_state');
     const state = String(first.requestState);
     const tampered = `${state.slice(0, -2)}${state.endsWith('A') ? 'B' : 'A'}`;
@@ -146,7 +120,7 @@ describe('gateway relay, 2026-07-28 client to 2026-07-28 upstream', () => {
   });
 
   it('asks only for what the client declared (its capabilities cross the hop)', async () => {
-    const client = await modernClient({ roots: {} });
+    const client = await connect({ roots: {} });
     const first = await call(client, 'test_input_required_result_capabilities');
     expect(Object.keys(first.inputRequests as Raw)).toEqual(['client_roots']);
   });
@@ -180,13 +154,13 @@ describe('gateway relay, 2026-07-28 client to 2026-07-28 upstream', () => {
   });
 
   it('answers -32021 to tasks/* from a client without the Tasks extension, and an unknown id otherwise', async () => {
-    const plain = await modernClient({});
+    const plain = await connect({});
     expect(
       await rpcCode(
         plain.request({ method: 'tasks/get', params: { taskId: 'gate-test' } } as never, passthrough),
       ),
     ).toBe(-32021);
-    const declaring = await modernClient({ extensions: { [TASKS]: {} } });
+    const declaring = await connect({ extensions: { [TASKS]: {} } });
     expect(
       await rpcCode(
         declaring.request({ method: 'tasks/get', params: { taskId: 'gate-test' } } as never, passthrough),
