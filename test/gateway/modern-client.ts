@@ -1,4 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { resolveGateway } from '../../src/core/config/gateway-config.js';
+import { normalizeServerEntry } from '../../src/core/server-config.js';
+import { type HttpGateway, startHttpGateway } from '../../src/gateway/http-gateway.js';
+import { Host } from '../../src/host/host.js';
+import { catalogHas } from '../helpers/wait.js';
 
 /**
  * A raw 2026-07-28 client for gateway tests: pinned to 2026-07-28, it hands `input_required`
@@ -52,5 +60,60 @@ export async function rpcError(
     return undefined;
   } catch (error) {
     return error as { code?: number; message?: string };
+  }
+}
+
+/** A real Host in a temp data dir and an HTTP gateway in front of it, for end-to-end tests. */
+export interface GatewayUnderTest {
+  readonly host: Host;
+  readonly gateway: HttpGateway;
+  /** A 2026-07-28 client of this gateway; closed with `close()`. */
+  connect(capabilities: Record<string, unknown>): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `servers` in a Host (governance `mode`), waits until `ready` is in its catalog, and
+ * serves them with names passed through and `consent` as given.
+ */
+export async function startGatewayUnderTest(options: {
+  readonly servers: readonly Record<string, unknown>[];
+  readonly ready: string;
+  readonly mode: 'full-auto' | 'auto-edit';
+  readonly consent: 'on' | 'off';
+}): Promise<GatewayUnderTest> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sb-gateway-test-'));
+  const host = await Host.create({
+    dataDir,
+    governance: { mode: options.mode },
+    servers: options.servers.map((s) => normalizeServerEntry(s)),
+  });
+  const clients: Client[] = [];
+  try {
+    await catalogHas(host, options.ready);
+    const gateway = await startHttpGateway(
+      host,
+      resolveGateway({ port: 0, names: 'passthrough-unique', consent: options.consent }),
+      { log: quietLog },
+    );
+    return {
+      host,
+      gateway,
+      async connect(capabilities) {
+        const client = await modernClient(gateway.url, capabilities);
+        clients.push(client);
+        return client;
+      },
+      async close() {
+        await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+        await gateway.close();
+        await host.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await host.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
   }
 }

@@ -1,18 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ElicitationParams } from '../../src/client/server-requests.js';
-import { resolveGateway } from '../../src/core/config/gateway-config.js';
-import { normalizeServerEntry } from '../../src/core/server-config.js';
-import { type HttpGateway, startHttpGateway } from '../../src/gateway/http-gateway.js';
 import { type ParkedCall, ParkedCalls } from '../../src/gateway/mcp/parked-calls.js';
-import { Host } from '../../src/host/host.js';
+import type { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
-import { catalogHas } from '../helpers/wait.js';
-import { callRaw, modernClient, quietLog, type Raw, rpcError } from './modern-client.js';
+import {
+  callRaw,
+  type GatewayUnderTest,
+  type Raw,
+  rpcError,
+  startGatewayUnderTest,
+} from './modern-client.js';
 
 /**
  * Parking, end to end: a 2026-07-28 client (SDK v2, pinned, handing `input_required` answers
@@ -21,46 +19,25 @@ import { callRaw, modernClient, quietLog, type Raw, rpcError } from './modern-cl
  * back as input requests, and the retries' answers reach the waiting upstream. Then the
  * registry alone: expiry on an injected clock, the cap, and cleanup by its timer.
  */
-let dataDir: string;
+const kitchen = { name: 'kitchen', command: process.execPath, args: [kitchenSinkBin], protocol: 'legacy' };
+let under: GatewayUnderTest;
 let host: Host;
-let gateway: HttpGateway;
-const clients: Client[] = [];
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'sb-parked-'));
-  host = await Host.create({
-    dataDir,
-    governance: { mode: 'full-auto' },
-    servers: [
-      normalizeServerEntry({
-        name: 'kitchen',
-        command: process.execPath,
-        args: [kitchenSinkBin],
-        protocol: 'legacy',
-      }),
-    ],
+  under = await startGatewayUnderTest({
+    servers: [kitchen],
+    ready: 'mcp__kitchen__confirm',
+    mode: 'full-auto',
+    consent: 'off',
   });
-  await catalogHas(host, 'mcp__kitchen__confirm');
-  gateway = await startHttpGateway(
-    host,
-    resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'off' }),
-    { log: quietLog },
-  );
+  host = under.host;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  await gateway?.close();
-  await host?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await under?.close();
 });
 
-async function connect(capabilities: Record<string, unknown>): Promise<Client> {
-  const client = await modernClient(gateway.url, capabilities, 'parked-test');
-  clients.push(client);
-  return client;
-}
-
+const connect = (capabilities: Record<string, unknown>) => under.connect(capabilities);
 const call = callRaw;
 const text = (result: Raw) => (result.content as { text: string }[])[0]?.text;
 
@@ -189,47 +166,21 @@ describe('parking, a 2026-07-28 client calling a 2025-era upstream', () => {
 });
 
 describe('parking under consent', () => {
-  let consentDir: string;
-  let consentHost: Host;
-  let consentGateway: HttpGateway;
+  let consenting: GatewayUnderTest;
   beforeAll(async () => {
-    consentDir = await mkdtemp(join(tmpdir(), 'sb-parked-consent-'));
-    consentHost = await Host.create({
-      dataDir: consentDir,
-      governance: { mode: 'auto-edit' },
-      servers: [
-        normalizeServerEntry({
-          name: 'kitchen',
-          command: process.execPath,
-          args: [kitchenSinkBin],
-          protocol: 'legacy',
-        }),
-      ],
+    consenting = await startGatewayUnderTest({
+      servers: [kitchen],
+      ready: 'mcp__kitchen__confirm',
+      mode: 'auto-edit',
+      consent: 'on',
     });
-    await catalogHas(consentHost, 'mcp__kitchen__confirm');
-    consentGateway = await startHttpGateway(
-      consentHost,
-      resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'on' }),
-      { log: quietLog },
-    );
   }, 60_000);
   afterAll(async () => {
-    await consentGateway?.close();
-    await consentHost?.close();
-    await rm(consentDir, { recursive: true, force: true });
+    await consenting?.close();
   });
 
   it('asks for consent once: the parked round keeps it', async () => {
-    const client = new Client(
-      { name: 'parked-consent-test', version: '1.0.0' },
-      {
-        capabilities: { elicitation: { form: {} } },
-        versionNegotiation: { mode: { pin: '2026-07-28' } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(consentGateway.url)));
-    clients.push(client);
+    const client = await consenting.connect({ elicitation: { form: {} } });
     const consentRound = await call(client, 'confirm');
     expect(Object.keys(consentRound.inputRequests as Raw)).toEqual(['switchboard/consent']);
     const parked = await call(client, 'confirm', {

@@ -1,17 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CLIENT_CAPABILITIES_META_KEY, type Client } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import { untunnelTaskResult } from '../../src/client/tool-tasks.js';
-import { resolveGateway } from '../../src/core/config/gateway-config.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
-import { type HttpGateway, startHttpGateway } from '../../src/gateway/http-gateway.js';
-import { Host } from '../../src/host/host.js';
+import type { HttpGateway } from '../../src/gateway/http-gateway.js';
 import { conformanceUpstreamBin } from '../fixtures/paths.js';
-import { catalogHas, eventually } from '../helpers/wait.js';
-import { callRaw, modernClient, passthrough, quietLog, type Raw, rpcError } from './modern-client.js';
+import { eventually } from '../helpers/wait.js';
+import {
+  callRaw,
+  type GatewayUnderTest,
+  passthrough,
+  type Raw,
+  rpcError,
+  startGatewayUnderTest,
+} from './modern-client.js';
 
 /**
  * 2026-07-28 fidelity across the hop, end to end: a real gateway on 127.0.0.1 in front of the
@@ -21,44 +23,26 @@ import { callRaw, modernClient, passthrough, quietLog, type Raw, rpcError } from
  * by the gateway, and tasks are routed back to the server that holds them.
  */
 const TASKS = 'io.modelcontextprotocol/tasks';
-let dataDir: string;
-let host: Host;
+let under: GatewayUnderTest;
 let gateway: HttpGateway;
-const clients: Client[] = [];
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'sb-relay-'));
-  host = await Host.create({
-    dataDir,
-    governance: { mode: 'full-auto' },
+  under = await startGatewayUnderTest({
     servers: [
-      normalizeServerEntry({
-        name: 'up',
-        command: process.execPath,
-        args: [conformanceUpstreamBin, '--transport', 'stdio'],
-      }),
+      { name: 'up', command: process.execPath, args: [conformanceUpstreamBin, '--transport', 'stdio'] },
     ],
+    ready: 'mcp__up__test_input_required_result_elicitation',
+    mode: 'full-auto',
+    consent: 'off',
   });
-  await catalogHas(host, 'mcp__up__test_input_required_result_elicitation');
-  gateway = await startHttpGateway(
-    host,
-    resolveGateway({ port: 0, names: 'passthrough-unique', consent: 'off' }),
-    { log: quietLog },
-  );
+  gateway = under.gateway;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  await gateway?.close();
-  await host?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await under?.close();
 });
 
-async function connect(capabilities: Record<string, unknown>): Promise<Client> {
-  const client = await modernClient(gateway.url, capabilities, 'relay-test');
-  clients.push(client);
-  return client;
-}
+const connect = (capabilities: Record<string, unknown>) => under.connect(capabilities);
 
 const call = callRaw;
 const rpcCode = async (promise: Promise<unknown>) => (await rpcError(promise))?.code ?? 'resolved';
