@@ -84,7 +84,10 @@ export function registerTaskRoutes(server: Server, deps: TaskRouteDeps): void {
   ): Promise<Result> => {
     const relayed = deps.relayed(ctx);
     if (!relayed)
-      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Tasks need protocol 2026-07-28.');
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        'Tasks need protocol 2026-07-28: connect with that revision and declare the io.modelcontextprotocol/tasks extension.',
+      );
     // The extension's methods exist only for a request that declares it (-32021 otherwise).
     const extensions = relayed.clientCapabilities.extensions as Record<string, unknown> | undefined;
     if (extensions?.[TASKS_EXTENSION] === undefined) {
