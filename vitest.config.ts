@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The dashboard's browser tests need Chromium and a built dashboard: `npm run test:browser`.
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     globalSetup: ['test/fixtures/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

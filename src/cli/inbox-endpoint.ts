@@ -5,7 +5,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
-import type { Inbox, InboxAction, InboxItem } from '../host/inbox/inbox.js';
+import type { Inbox, InboxAction } from '../host/inbox/inbox.js';
+import type { InboxItemJson } from '../host/inbox/inbox-item-json.js';
 
 /**
  * The Inbox of a running Switchboard process (the gateway), reachable from another process on
@@ -19,10 +20,7 @@ import type { Inbox, InboxAction, InboxItem } from '../host/inbox/inbox.js';
  */
 
 /** An inbox item as it travels: dates as ISO-8601 text. */
-export type InboxItemJson = Omit<InboxItem, 'createdAt' | 'deadline'> & {
-  readonly createdAt: string;
-  readonly deadline: string;
-};
+export type { InboxItemJson };
 
 /** What `answerInboxItem` sends. */
 export interface InboxAnswerRequest {

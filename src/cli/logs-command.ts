@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logFileName } from '../host/logs/log-line.js';
+import { lastLines, parseLogLine } from '../host/logs/log-parse.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { findServer, openSetup } from './configured-servers.js';
 import { type FollowPosition, followLog, readWhole } from './log-follow.js';
-import { lastLines, parseLogLine } from './log-lines.js';
 import { printable, type Style, styleFor } from './output/style.js';
 
 /**

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createSwitchboard } from '../app/switchboard.js';
 import { resolveGateway } from '../core/config/gateway-config.js';
+import { csrfKey } from '../gateway/api/csrf.js';
 import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { IdempotencyCache } from '../gateway/mcp/idempotency.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
@@ -87,6 +88,7 @@ async function serveHttp(
     gateway = await startHttpGateway(switchboard.host, settings, {
       env: ctx.env,
       relayStateKey: relayStateKey(secret.bytes),
+      csrfKey: csrfKey(secret.bytes),
     });
   } catch (error) {
     await switchboard.close();
@@ -94,9 +96,15 @@ async function serveHttp(
   }
   // One machine-readable line on stdout (scripts and tests wait for it); the rest on stderr.
   const closeInbox = await openDaemonInbox(ctx, switchboard.host, switchboard.dataDir);
-  ctx.out(ctx.json ? JSON.stringify({ listening: gateway.url }) : `listening ${gateway.url}`);
+  ctx.out(
+    ctx.json
+      ? JSON.stringify({ listening: gateway.url, dashboard: gateway.dashboardUrl })
+      : `listening ${gateway.url}`,
+  );
   if (!ctx.quiet)
-    ctx.err(`Switchboard gateway at ${gateway.url} (auth: ${settings.auth.mode}). Ctrl-C stops it.`);
+    ctx.err(
+      `Switchboard gateway at ${gateway.url} (auth: ${settings.auth.mode}), dashboard at ${gateway.dashboardUrl}. Ctrl-C stops it.`,
+    );
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);

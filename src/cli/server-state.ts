@@ -1,5 +1,6 @@
 import { SwitchboardError, type SwitchboardErrorCode } from '../core/errors.js';
 import type { Host, ServerStatus } from '../host/host.js';
+import { fixHint } from '../host/supervisor/fix-hint.js';
 import { type CliContext, EXIT, exitCodeOf } from './cli-context.js';
 
 /**
@@ -8,6 +9,9 @@ import { type CliContext, EXIT, exitCodeOf } from './cli-context.js';
  * entry, read its log). Listings over every server report such servers on stderr, or under
  * `unavailable` in their JSON, and go on with the rest.
  */
+
+// The hint lives with the host (the dashboard's API shows it too); listings import it from here.
+export { fixHint };
 
 /** The status of `name`, or NOT_FOUND (exit 2) naming the servers there are. */
 export function serverStatus(host: Host, name: string): ServerStatus {
@@ -53,35 +57,6 @@ function problemOf(status: ServerStatus): { text: string; code: SwitchboardError
       const code = exitCodeOf(own) === EXIT.connection ? own.code : 'CONNECT_FAILED';
       return { text: `${name} failed to connect (${error.code}): ${error.message}`, code };
     }
-  }
-}
-
-/**
- * What to do about a server that is not connected, in a few words (no final period); undefined
- * when it is connected. The error's own message already names the problem; this adds the step.
- */
-export function fixHint(status: ServerStatus, logFile: string): string | undefined {
-  switch (status.state) {
-    case 'connected':
-    case 'connecting':
-    case 'reconnecting':
-      return status.error ? `see the log: ${logFile}` : undefined;
-    case 'needs_auth':
-      return `log in with: switchboard auth ${status.name}`;
-    case 'disabled':
-      return `enable it with: switchboard enable ${status.name}`;
-    case 'failed':
-      switch (status.error?.code) {
-        case 'ENV_VAR_MISSING':
-          return `set the variable and try again (the entry is in ${status.source})`;
-        case 'SPAWN_FAILED':
-        case 'CONFIG_INVALID':
-          return `correct the entry in ${status.source} (log: ${logFile})`;
-        case 'CONNECT_TIMEOUT':
-          return `check that the server starts, or raise its timeouts.connect (log: ${logFile})`;
-        default:
-          return `see the log: ${logFile}`;
-      }
   }
 }
 

@@ -4,10 +4,14 @@ import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSwitchboard, type Switchboard } from '../app/switchboard.js';
+import { openBrowser } from '../client/auth/login/open-browser.js';
 import { projectConfigPath } from '../config-files/load-config.js';
 import { resolveGateway } from '../core/config/gateway-config.js';
 import { SwitchboardError } from '../core/errors.js';
+import { csrfKey } from '../gateway/api/csrf.js';
 import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
+import { relayStateKey } from '../gateway/mcp/relay-state.js';
+import { loadSecretKey } from '../host/credentials/secret-key.js';
 import type { ServerSnapshot } from '../host/supervisor/supervisor.js';
 import { type CliContext, defaultDataDir, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
@@ -19,11 +23,12 @@ import { styleFor } from './output/style.js';
  * sandbox folder) and the embedded SQLite store in ./.switchboard/. Prints where to connect and
  * what to try next; Ctrl-C stops it and every server it started.
  */
-export const START_USAGE = `usage: switchboard start [--port N]
+export const START_USAGE = `usage: switchboard start [--port N] [--no-open]
   Starts the demo: the gateway at http://127.0.0.1:7777/mcp serving the servers of
-  examples/demo/switchboard.json, with its store in ./.switchboard/ (or --data-dir). Prints the
-  URLs and commands to try next. --port 0 picks a free port. Ctrl-C stops it.
-  For your own servers, use "switchboard serve".`;
+  examples/demo/switchboard.json, and the dashboard at http://127.0.0.1:7777/ui/, with its
+  store in ./.switchboard/ (or --data-dir). Opens the dashboard in your browser when run at a
+  terminal (--no-open does not). Prints the URLs and commands to try next. --port 0 picks a
+  free port. Ctrl-C stops it. For your own servers, use "switchboard serve".`;
 
 const DEFAULT_PORT = 7777;
 const LOOPBACK = '127.0.0.1';
@@ -35,8 +40,8 @@ const runningFromSource = import.meta.url.endsWith('.ts');
 /** What the banner shows. */
 interface StartInfo {
   readonly mcpUrl: string;
-  /** Where the dashboard is served; undefined until it exists (see `dashboardUrl`). */
-  readonly dashboardUrl?: string;
+  /** Where the dashboard is served. */
+  readonly dashboardUrl: string;
   readonly configFile: string;
   readonly dataDir: string;
   readonly servers: readonly string[];
@@ -47,7 +52,7 @@ interface StartInfo {
 }
 
 export async function startCommand(ctx: CliContext): Promise<ExitCode> {
-  const port = parsePort(ctx.args);
+  const { port, open } = parseStartArgs(ctx.args);
   const configFile = projectConfigPath(demoDir);
   if (!existsSync(configFile)) {
     throw new SwitchboardError(
@@ -73,17 +78,23 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   const settings = { ...resolveGateway(switchboard.config.gateway), host: LOOPBACK, port };
   let gateway: HttpGateway;
   try {
-    gateway = await startHttpGateway(switchboard.host, settings, { env: ctx.env });
+    // Keyed by the data dir's secret key, like serve: tokens and round states survive a restart.
+    const secret = await loadSecretKey({ dataDir, env: ctx.env });
+    gateway = await startHttpGateway(switchboard.host, settings, {
+      env: ctx.env,
+      relayStateKey: relayStateKey(secret.bytes),
+      csrfKey: csrfKey(secret.bytes),
+    });
   } catch (error) {
     await switchboard.close();
     return portProblem(ctx, port, error);
   }
 
-  const dashboard = dashboardUrl(gateway);
+  const dashboard = gateway.dashboardUrl;
   const main = fileURLToPath(new URL('./main.ts', import.meta.url));
   const info: StartInfo = {
     mcpUrl: gateway.url,
-    ...(dashboard !== undefined && { dashboardUrl: dashboard }),
+    dashboardUrl: dashboard,
     configFile: shown(configFile),
     dataDir: shown(dataDir),
     servers: switchboard.host.servers().map((s) => s.name),
@@ -93,8 +104,11 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   };
   if (ctx.json) {
     const { mcpUrl: mcp, servers } = info;
-    ctx.out(JSON.stringify({ mcp, dashboard: dashboard ?? null, config: configFile, dataDir, servers }));
+    ctx.out(JSON.stringify({ mcp, dashboard, config: configFile, dataDir, servers }));
   } else for (const line of startBanner(info, styleFor(process.stdout, ctx.env))) ctx.out(line);
+  // `npm start` opens onto the dashboard — at a person's terminal only: never for scripts,
+  // CI, or --json, where a browser window appearing would be a surprise.
+  if (open && !ctx.json && process.stdout.isTTY && !ctx.env.CI) void openBrowser(dashboard);
   const stopProgress = ctx.json || ctx.quiet ? () => undefined : reportProgress(switchboard, ctx);
   const closeInbox = await openDaemonInbox(ctx, switchboard.host, dataDir);
 
@@ -119,23 +133,14 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   return EXIT.ok;
 }
 
-/**
- * The dashboard's address, once there is one. The dashboard (web/) is not built yet: when the
- * gateway serves it, return its URL here (e.g. `new URL('/', gateway.url).href`) and the banner
- * and the `--json` output show it.
- */
-function dashboardUrl(_gateway: HttpGateway): string | undefined {
-  return undefined;
-}
-
 /** The lines printed once the gateway listens. Pure. */
 function startBanner(info: StartInfo, style = styleFor({}, {})): string[] {
   const cli = `${info.cli} --config ${info.configArg}`;
   return [
     style.bold('Switchboard is running.'),
     '',
+    `  Dashboard     ${style.cyan(info.dashboardUrl)}   (servers, tools, inbox, logs, audit)`,
     `  MCP endpoint  ${style.cyan(info.mcpUrl)}   (Streamable HTTP, both protocol eras)`,
-    `  Dashboard     ${info.dashboardUrl ? style.cyan(info.dashboardUrl) : style.dim('not built yet')}`,
     `  Config        ${info.configFile}   (servers: ${info.servers.join(', ')})`,
     `  Data          ${info.dataDir}/   (SQLite store, logs, media)`,
     '',
@@ -178,13 +183,21 @@ function shown(path: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? path.replace(/\/$/, '') : rel;
 }
 
-function parsePort(args: readonly string[]): number {
-  let raw: string | undefined;
+function parseStartArgs(args: readonly string[]): { port: number; open: boolean } {
+  let values: { port?: string | undefined; 'no-open'?: boolean | undefined };
   try {
-    raw = parseArgs({ args: [...args], options: { port: { type: 'string' } }, strict: true }).values.port;
+    values = parseArgs({
+      args: [...args],
+      options: { port: { type: 'string' }, 'no-open': { type: 'boolean' } },
+      strict: true,
+    }).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See "switchboard start --help".`);
   }
+  return { port: parsePort(values.port), open: values['no-open'] !== true };
+}
+
+function parsePort(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PORT;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)

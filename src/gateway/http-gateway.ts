@@ -1,5 +1,6 @@
 import type { GatewayConfig } from '../core/config/gateway-config.js';
 import type { Host } from '../host/host.js';
+import { createApiHandler } from './api/api-handler.js';
 import type { GatewayContext, GatewayLogger } from './http/context.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
@@ -9,16 +10,20 @@ import { jsonRpcError } from './mcp/json-rpc-error.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
+import { createUiHandler } from './ui/ui-handler.js';
 
 /**
  * `switchboard serve`: the governed catalog as one MCP server over Streamable HTTP, both eras
  * on one path — and, when `legacySse` is set, the 2024-11-05 HTTP+SSE transport beside it
  * (`<path>/sse` and `<path>/messages`) — all behind the security chain (security-chain.ts).
- * Catalog changes reach every client as list-changed notifications.
+ * Catalog changes reach every client as list-changed notifications. The same listener serves
+ * the dashboard: its API under `/api`, saved media under `/media`, its pages under `/ui`.
  */
 export interface HttpGateway {
   /** The MCP endpoint, e.g. `http://127.0.0.1:7777/mcp`. */
   readonly url: string;
+  /** The dashboard, e.g. `http://127.0.0.1:7777/ui/`. */
+  readonly dashboardUrl: string;
   /** How many sessions (2025-era and 2024-11-05 SSE) are open. */
   readonly sessions: number;
   close(): Promise<void>;
@@ -35,6 +40,10 @@ export async function startHttpGateway(
      * need the same key (`relayStateKey` of the shared secret key); default: random per process.
      */
     readonly relayStateKey?: Uint8Array;
+    /** Signs the API's CSRF tokens; gateways behind one load balancer need the same key. */
+    readonly csrfKey?: Uint8Array;
+    /** Where the dashboard's built files are (default: dist/web of this package). */
+    readonly uiDir?: string;
   } = {},
 ): Promise<HttpGateway> {
   const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
@@ -72,9 +81,26 @@ export async function startHttpGateway(
   const ssePath = `${base}/sse`;
   const messagesPath = `${base}/messages`;
 
+  let mcpUrl = '';
+  const api = createApiHandler({
+    host,
+    settings,
+    mcpUrl: () => mcpUrl,
+    ...(options.csrfKey && { csrfKey: options.csrfKey }),
+  });
+  const ui = createUiHandler({ ...(options.uiDir && { dir: options.uiDir }) });
+  const media = host.mediaHandler();
+
   const handler = async (ctx: GatewayContext): Promise<Response> => {
     const url = new URL(ctx.request.url);
     const { method } = ctx.request;
+    // The MCP path wins should it be configured inside one of the dashboard's.
+    const area = url.pathname === settings.path ? undefined : dashboardArea(url.pathname);
+    if (area === 'api') return api.handle(ctx);
+    if (area === 'ui') return ui(ctx.request);
+    if (area === 'media') return media(ctx.request);
+    if (area === 'root' && (method === 'GET' || method === 'HEAD'))
+      return Response.redirect(new URL('/ui/', url), 302);
     if (url.pathname === ssePath || url.pathname === messagesPath) {
       if (!settings.legacySse) {
         return jsonRpcError(
@@ -108,19 +134,35 @@ export async function startHttpGateway(
     bind: { host: settings.host, port: settings.port },
     ...(options.log && { log: options.log }),
     ...(options.env && { env: options.env }),
+    isPublic: (pathname) => {
+      const area = dashboardArea(pathname);
+      return area === 'ui' || area === 'root';
+    },
   });
   const listener = await listen(web, { host: settings.host, port: settings.port });
+  mcpUrl = `${listener.url}${settings.path}`;
   return {
-    url: `${listener.url}${settings.path}`,
+    url: mcpUrl,
+    dashboardUrl: `${listener.url}/ui/`,
     get sessions() {
       return endpoint.sessionCount;
     },
     close: async () => {
       host.off('catalog', onCatalog);
+      api.close();
       await endpoint.close();
       await listener.close();
     },
   };
+}
+
+/** Which part of the dashboard a path belongs to; undefined for the MCP paths and anything else. */
+function dashboardArea(pathname: string): 'api' | 'ui' | 'media' | 'root' | undefined {
+  if (pathname === '/') return 'root';
+  if (pathname === '/api' || pathname.startsWith('/api/')) return 'api';
+  if (pathname === '/ui' || pathname.startsWith('/ui/')) return 'ui';
+  if (pathname.startsWith('/media/')) return 'media';
+  return undefined;
 }
 
 function notAllowed(allow: 'GET' | 'POST'): Response {

@@ -17,7 +17,7 @@ import { type GovernanceConfig, resolveGovernance } from '../core/config/governa
 import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { openStore } from '../storage/open-store.js';
-import type { AuditPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
+import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
 import { CallerRelay } from './caller-relay.js';
@@ -485,6 +485,11 @@ export class Host extends TypedEmitter<HostEvents> {
 
   ackEvents(ids: readonly number[]): Promise<number> {
     return this.events.ack(ids);
+  }
+
+  /** Stored events of any status, newest first, without taking them (the dashboard's listing). */
+  recentEvents(query: Parameters<Store['events']['recent']>[0]): Promise<EventPage> {
+    return this.store.events.recent(query);
   }
 
   /** Calls `handler` with each batch of pending events every `intervalMs`; returns a stop function. */

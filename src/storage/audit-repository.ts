@@ -84,6 +84,7 @@ export function createAuditRepository(
       if (options.server !== undefined) query = query.where('server', '=', options.server);
       if (options.actor !== undefined) query = query.where('actor', '=', options.actor);
       if (options.action !== undefined) query = query.where('action', '=', options.action);
+      if (options.outcome !== undefined) query = query.where('outcome', '=', options.outcome);
       if (options.since !== undefined) query = query.where('at', '>=', toTime(options.since));
       if (options.until !== undefined) query = query.where('at', '<', toTime(options.until));
       if (options.before !== undefined) query = query.where('id', '<', options.before);

@@ -11,6 +11,8 @@ import type { Database, EventsTable } from './schema.js';
 
 /** Ids per statement in `ack`: far below SQLite's and PostgreSQL's bound-parameter limits. */
 const ACK_CHUNK = 500;
+/** The largest page `recent` returns. */
+const MAX_RECENT = 500;
 
 function toEvent(row: Selectable<EventsTable>): StoredEvent {
   return {
@@ -94,6 +96,21 @@ export function createEventRepository(db: Kysely<Database>, clock: Clock): Event
       if (status !== undefined) query = query.where('status', '=', status);
       const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+
+    async recent({ server, before, limit }) {
+      const n = Math.min(Math.max(Math.floor(limit) || 1, 1), MAX_RECENT);
+      let query = db
+        .selectFrom('events')
+        .selectAll()
+        .orderBy('id', 'desc')
+        .limit(n + 1);
+      if (server !== undefined) query = query.where('server', '=', server);
+      if (before !== undefined) query = query.where('id', '<', before);
+      const rows = await query.execute();
+      const events = rows.slice(0, n).map(toEvent);
+      // One row beyond the page tells whether there is a next page without a count query.
+      return rows.length > n ? { events, nextCursor: events[events.length - 1]!.id } : { events };
     },
   };
 }

@@ -62,6 +62,17 @@ export interface EventRepository {
   count(status?: EventStatus): Promise<number>;
   /** Retention: deletes events received before `olderThan` (only in `status` if given). */
   prune(options: { olderThan: Date; status?: EventStatus }): Promise<number>;
+  /**
+   * A page of events of any status, newest first, for reading (nothing is claimed): only of
+   * `server` if given, only with ids below `before`; `limit` is clamped to 1–500.
+   */
+  recent(options: { server?: string; before?: number; limit: number }): Promise<EventPage>;
+}
+
+/** A page of events, newest first; pass `nextCursor` as `before` for the next page. */
+export interface EventPage {
+  readonly events: StoredEvent[];
+  readonly nextCursor?: number;
 }
 
 /** One namespaced JSON value. */
@@ -151,11 +162,15 @@ export interface AuditRepository {
   append(input: AuditInput): Promise<number>;
   /** Writes every record appended so far; the store calls it before it closes. */
   flush(): Promise<void>;
-  /** Records newest first, filtered by server, actor, action and `[since, until)`; `limit` defaults to 100. */
+  /**
+   * Records newest first, filtered by server, actor, action, outcome and `[since, until)`;
+   * `limit` defaults to 100.
+   */
   query(options?: {
     server?: string;
     actor?: string;
     action?: string;
+    outcome?: string;
     since?: Date;
     until?: Date;
     before?: number;

@@ -64,7 +64,11 @@ describe('switchboard start', () => {
     );
     const url = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(banner)?.[1];
     expect(url, banner).toBeDefined();
-    expect(banner).toContain('Dashboard     not built yet');
+    const dashboard = /Dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/ui\/)/.exec(banner)?.[1];
+    expect(dashboard, banner).toBe(new URL('/ui/', url).href);
+    const page = await fetch(dashboard!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="app">');
     expect(banner).toMatch(/servers: accounts, files, weather/);
     expect(banner).toMatch(/tools weather\n.*call weather\.get_forecast city=Lisbon/);
     expect(banner).toContain(`claude mcp add --transport http switchboard ${url}`);

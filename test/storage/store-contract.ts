@@ -128,6 +128,46 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect(next).toBeGreaterThan(a + 2);
     });
 
+    it('events: recent pages newest first, any status, by server, with a cursor', async () => {
+      const { events } = await fresh();
+      expect(await events.recent({ limit: 10 })).toEqual({ events: [] });
+      const at = new Date('2026-02-01T00:00:00.000Z');
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++)
+        ids.push(
+          await events.append({
+            server: i % 2 === 0 ? 'a' : 'b',
+            method: `m${i}`,
+            params: { i },
+            receivedAt: at,
+          }),
+        );
+      await events.takePending(1);
+      await events.ack([ids[0]!]);
+
+      const all = await events.recent({ limit: 10 });
+      expect(all.nextCursor).toBeUndefined();
+      expect(all.events.map((e) => e.id)).toEqual([...ids].reverse());
+      expect(all.events[4]).toMatchObject({ server: 'a', method: 'm0', params: { i: 0 }, status: 'acked' });
+      expect(all.events[0]).toMatchObject({ status: 'pending', receivedAt: at });
+
+      const seen: number[] = [];
+      let cursor: number | undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await events.recent({ server: 'a', limit: 2, before: cursor });
+        expect(result.events.length).toBeLessThanOrEqual(2);
+        seen.push(...result.events.map((e) => e.id));
+        cursor = result.nextCursor;
+        if (cursor === undefined) break;
+      }
+      expect(seen).toEqual([ids[4], ids[2], ids[0]]);
+      // Reading takes nothing: every event is still where it was.
+      expect(await events.count('pending')).toBe(4);
+      // Limits are clamped: at least one, at most 500.
+      expect((await events.recent({ limit: 0 })).events).toHaveLength(1);
+      expect((await events.recent({ limit: 10_000 })).events).toHaveLength(5);
+    });
+
     it('kv: namespaced JSON values', async () => {
       const { kv } = await fresh();
       expect(await kv.get('era', 'srv')).toBeUndefined();
@@ -221,6 +261,8 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect((await audit.query({ actor: 'agent' })).entries).toHaveLength(7);
       expect((await audit.query({ action: 'startup' })).entries.map((e) => e.action)).toEqual(['startup']);
       expect((await audit.query({ actor: 'nobody' })).entries).toEqual([]);
+      expect((await audit.query({ outcome: 'allowed', server: 'odd' })).entries).toHaveLength(3);
+      expect((await audit.query({ outcome: 'denied' })).entries).toEqual([]);
 
       const seen: number[] = [];
       let cursor: number | undefined;

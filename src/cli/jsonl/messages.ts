@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { describeError, isSwitchboardError, type SwitchboardErrorCode } from '../../core/errors.js';
-import type { ElicitationFormSchema } from '../../host/inbox/elicitation-form.js';
 import type { InboxAction, InboxItem, InboxOutcome } from '../../host/inbox/inbox.js';
+import { type InboxItemJson, inboxItemJson } from '../../host/inbox/inbox-item-json.js';
 import type { ServerView } from './server-view.js';
 
 /**
@@ -29,23 +29,6 @@ export interface ProtocolError {
   readonly message: string;
 }
 
-/** An inbox item as the front-end sees it: dates as ISO-8601 strings. */
-export interface InboxItemView {
-  readonly id: string;
-  readonly kind: 'approval' | 'elicitation';
-  readonly server: string;
-  readonly tool?: string;
-  readonly session?: string;
-  readonly preview: string;
-  readonly reason?: string;
-  readonly mode?: 'form' | 'url';
-  readonly requestedSchema?: ElicitationFormSchema;
-  readonly secretFields?: readonly string[];
-  readonly url?: string;
-  readonly createdAt: string;
-  readonly deadline: string;
-}
-
 export type JsonlMessage =
   | { readonly type: 'mcp_servers'; readonly id?: RequestId; readonly servers: readonly ServerView[] }
   | {
@@ -60,7 +43,7 @@ export type JsonlMessage =
       readonly itemId: string;
       readonly action: InboxAction;
     }
-  | { readonly type: 'inbox'; readonly item: InboxItemView }
+  | { readonly type: 'inbox'; readonly item: InboxItemJson }
   | { readonly type: 'inbox_resolved'; readonly itemId: string; readonly outcome: InboxOutcome }
   | { readonly type: 'error'; readonly id?: RequestId; readonly error: ProtocolError };
 
@@ -88,30 +71,11 @@ export function errorMessage(error: ProtocolError, id?: RequestId): JsonlMessage
 }
 
 export function inboxMessage(item: InboxItem): JsonlMessage {
-  return { type: 'inbox', item: inboxItemView(item) };
+  return { type: 'inbox', item: inboxItemJson(item) };
 }
 
 export function inboxResolvedMessage(item: InboxItem, outcome: InboxOutcome): JsonlMessage {
   return { type: 'inbox_resolved', itemId: item.id, outcome };
-}
-
-/** The item without anything a front-end cannot serialize (dates become ISO strings). */
-export function inboxItemView(item: InboxItem): InboxItemView {
-  return {
-    id: item.id,
-    kind: item.kind,
-    server: item.server,
-    ...(item.tool !== undefined && { tool: item.tool }),
-    ...(item.session !== undefined && { session: item.session }),
-    preview: item.preview,
-    ...(item.reason !== undefined && { reason: item.reason }),
-    ...(item.mode !== undefined && { mode: item.mode }),
-    ...(item.requestedSchema !== undefined && { requestedSchema: item.requestedSchema }),
-    ...(item.secretFields !== undefined && { secretFields: item.secretFields }),
-    ...(item.url !== undefined && { url: item.url }),
-    createdAt: item.createdAt.toISOString(),
-    deadline: item.deadline.toISOString(),
-  };
 }
 
 /** The error line's payload for anything an op threw: the SwitchboardError code, else INTERNAL. */

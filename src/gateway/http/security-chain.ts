@@ -1,5 +1,6 @@
 import type { GatewayConfig } from '../../core/config/gateway-config.js';
 import { SwitchboardError } from '../../core/errors.js';
+import { apiError } from '../api/api-errors.js';
 import { streamLogger } from './access-log.js';
 import { isLoopbackHost } from './addresses.js';
 import { compose } from './compose.js';
@@ -25,6 +26,11 @@ export interface SecurityChainOptions {
   readonly now?: () => number;
   /** How the request timeout waits; default real timers. */
   readonly schedule?: Schedule;
+  /**
+   * Paths served to anyone who passes steps 1–5 (the dashboard's static files: they hold no
+   * data, and a browser cannot send a bearer token when it opens a page). Default: none.
+   */
+  readonly isPublic?: (pathname: string) => boolean;
 }
 
 /**
@@ -83,7 +89,14 @@ export function buildSecurityChain(
       ...(options.schedule && { schedule: options.schedule }),
     }),
   ];
-  const run = compose(steps, handler, errorResponse);
+  const isPublic = options.isPublic;
+  const run = compose(
+    isPublic
+      ? steps.map((step, index) => (index >= FIRST_GUARDED_STEP ? unlessPublic(step, isPublic) : step))
+      : steps,
+    handler,
+    (error, ctx) => errorResponse(error, ctx, settings.path),
+  );
   return (request, info) => {
     const own = info.abort ? { request, abort: info.abort } : abortable(request);
     return run({
@@ -98,6 +111,14 @@ export function buildSecurityChain(
       log,
     });
   };
+}
+
+/** The index of authentication in the steps above: it and the steps after it guard data. */
+const FIRST_GUARDED_STEP = 5;
+
+/** Skips `step` for public paths; these never reach a handler that reads `ctx.principal`. */
+function unlessPublic(step: Middleware, isPublic: (pathname: string) => boolean): Middleware {
+  return (ctx, next) => (isPublic(new URL(ctx.request.url).pathname) ? next() : step(ctx, next));
 }
 
 /**
@@ -150,18 +171,35 @@ function rpcErrorResponse(
  * The one place where thrown errors become responses. An HttpError says its own status,
  * message and headers; a request whose client left (or that timed out and was answered
  * already) gets a bodiless 499 nobody reads; anything else is a 500 that shows the client only
- * the request id, while the log gets the error and its stack.
+ * the request id, while the log gets the error and its stack. Refusals of the dashboard's API
+ * (paths under `/api`, unless that is the MCP path) have the API's error body instead of a
+ * JSON-RPC one, with the same status and headers.
  */
-function errorResponse(error: unknown, ctx: GatewayContext): Response {
+function errorResponse(error: unknown, ctx: GatewayContext, mcpPath: string): Response {
+  const pathname = new URL(ctx.request.url).pathname;
+  const api = pathname !== mcpPath && (pathname === '/api' || pathname.startsWith('/api/'));
   if (error instanceof HttpError) {
     if (error.status >= 500) ctx.log.error(`request ${ctx.id}: ${error.message}`, error.cause ?? error);
+    if (api) {
+      const code = API_CODES[error.status] ?? `HTTP_${error.status}`;
+      return applySecurityHeaders(apiError(error.status, code, error.message, undefined, error.headers));
+    }
     return rpcErrorResponse(error.status, error.rpcCode, error.message, error.headers);
   }
   if (ctx.signal.aborted) return applySecurityHeaders(new Response(null, { status: 499 }));
   ctx.log.error(`request ${ctx.id} failed`, error);
-  return rpcErrorResponse(
-    500,
-    RPC_INTERNAL_ERROR,
-    `Internal error. The gateway log has the details under request id ${ctx.id}.`,
-  );
+  const message = `Internal error. The gateway log has the details under request id ${ctx.id}.`;
+  if (api) return applySecurityHeaders(apiError(500, 'INTERNAL', message, { requestId: ctx.id }));
+  return rpcErrorResponse(500, RPC_INTERNAL_ERROR, message);
 }
+
+/** The API's error codes for the chain's refusals, by status. */
+const API_CODES: Readonly<Record<number, string>> = {
+  400: 'INVALID_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'RATE_LIMITED',
+  504: 'TIMEOUT',
+};

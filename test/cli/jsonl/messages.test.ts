@@ -3,12 +3,12 @@ import {
   encodeMessage,
   errorFromThrown,
   errorMessage,
-  inboxItemView,
   resultMessage,
   serversMessage,
 } from '../../../src/cli/jsonl/messages.js';
 import { SwitchboardError } from '../../../src/core/errors.js';
 import type { InboxItem } from '../../../src/host/inbox/inbox.js';
+import { inboxItemJson } from '../../../src/host/inbox/inbox-item-json.js';
 
 describe('JSON-lines messages', () => {
   it('puts the id right after the type, and leaves it out when the request had none', () => {
@@ -39,7 +39,7 @@ describe('JSON-lines messages', () => {
       createdAt: new Date('2026-01-02T03:04:05.000Z'),
       deadline: new Date('2026-01-02T03:09:05.000Z'),
     };
-    expect(JSON.parse(JSON.stringify(inboxItemView(item)))).toEqual({
+    expect(JSON.parse(JSON.stringify(inboxItemJson(item)))).toEqual({
       ...item,
       createdAt: '2026-01-02T03:04:05.000Z',
       deadline: '2026-01-02T03:09:05.000Z',

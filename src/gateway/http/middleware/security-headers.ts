@@ -16,9 +16,19 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 };
 
-/** Sets the security headers on `response`, replacing any of the same name. */
+const { 'Content-Security-Policy': DEFAULT_CSP, ...FIXED_HEADERS } = SECURITY_HEADERS;
+
+/**
+ * Sets the security headers on `response`, replacing any of the same name — except a
+ * Content-Security-Policy the response already has: the dashboard's pages and saved media
+ * set their own (as strict as they can be), and only they know what they load.
+ */
 export function applySecurityHeaders(response: Response): Response {
-  return withHeaders(response, SECURITY_HEADERS);
+  return withHeaders(
+    withHeaders(response, FIXED_HEADERS),
+    { 'Content-Security-Policy': DEFAULT_CSP! },
+    { overwrite: false },
+  );
 }
 
 /** Adds the security headers to whatever the rest of the chain answers. */

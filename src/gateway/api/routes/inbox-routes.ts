@@ -1,0 +1,67 @@
+import type { InboxItem } from '../../../host/inbox/inbox.js';
+import { inboxItemJson } from '../../../host/inbox/inbox-item-json.js';
+import type { Principal } from '../../http/context.js';
+import { ApiProblem } from '../api-errors.js';
+import { apiInboxListSchema, apiInboxResolutionSchema, inboxAnswerBody } from '../api-schemas.js';
+import type { ApiInboxItem } from '../api-types.js';
+import { type ApiDeps, type ApiRoute, defineRoute, json } from '../route.js';
+
+/**
+ * `/api/inbox`: the approvals and elicitations waiting for a person, and answering one. An
+ * accepted form is checked against the form's schema by the Inbox (400 when it does not fit,
+ * the item left waiting); its content goes to the server that asked and nowhere else.
+ */
+
+/** The routes of `/api/inbox`. */
+export function inboxRoutes({ host }: ApiDeps): ApiRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/inbox',
+      tag: 'inbox',
+      summary: 'List the pending approvals and elicitations',
+      responses: { 200: { description: 'The items, oldest first.', schema: apiInboxListSchema } },
+      handle: async ({ caller }) => json({ items: visibleInbox(host.inbox.list(), caller.principal) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/inbox/{id}',
+      tag: 'inbox',
+      summary: 'Answer an approval or elicitation',
+      params: { id: 'The item id.' },
+      body: inboxAnswerBody,
+      responses: { 200: { description: 'How the item was answered.', schema: apiInboxResolutionSchema } },
+      handle: async ({ params, body, caller }) => {
+        const id = params.id!;
+        const item = host.inbox.get(id);
+        if (!item || !mayAnswer(item, caller.principal)) {
+          throw new ApiProblem(
+            404,
+            'NOT_FOUND',
+            `No inbox item "${id}" is waiting: it was answered, expired or never existed. GET /api/inbox lists the pending items.`,
+            { details: { id } },
+          );
+        }
+        const always = body.always === true;
+        host.inbox.resolveOrThrow(id, body.action, body.content, { always });
+        return json({ id, action: body.action, always });
+      },
+    }),
+  ];
+}
+
+/** The items `principal` may see and answer, as the API shows them. */
+export function visibleInbox(items: readonly InboxItem[], principal: Principal): ApiInboxItem[] {
+  return items.filter((item) => mayAnswer(item, principal)).map(toApiInboxItem);
+}
+
+function mayAnswer(item: InboxItem, principal: Principal): boolean {
+  return item.kind === 'approval' && item.tool !== undefined
+    ? principal.allows(item.server, item.tool)
+    : principal.allows(item.server);
+}
+
+function toApiInboxItem(item: InboxItem): ApiInboxItem {
+  // The API's type spells the form schema as plain JSON; the fields are the same.
+  return inboxItemJson(item) as ApiInboxItem;
+}

@@ -1,0 +1,164 @@
+import type { Host } from '../../../host/host.js';
+import { ApiProblem } from '../api-errors.js';
+import {
+  apiServerDetailSchema,
+  apiServerListSchema,
+  apiServerSchema,
+  serverCreateBody,
+  serverReplaceBody,
+} from '../api-schemas.js';
+import type { ApiServer } from '../api-types.js';
+import { type ApiDeps, type ApiRoute, type Caller, defineRoute, json } from '../route.js';
+import { entryOf } from '../server-entry.js';
+import { isConfigFileSource, serverFor, toApiServer, visibleServers } from '../server-view.js';
+
+/**
+ * `/api/servers`: the servers and their states, and — for callers that may manage servers —
+ * adding, replacing, removing, enabling, disabling and reloading them. The work is the host's
+ * (`register`, `unregister`, `setEnabled`, `reload`), the same the management tools use;
+ * every change is noted in the audit log with the caller as its actor.
+ */
+
+const NAME = { name: 'The server name.' };
+
+/** The routes of `/api/servers`. */
+export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
+  const current = (name: string): ApiServer => {
+    const status = host.servers().find((s) => s.name === name);
+    if (!status) throw new Error(`Server "${name}" vanished right after it was changed.`);
+    return toApiServer(status, host);
+  };
+  const toggle = (enabled: boolean) =>
+    defineRoute({
+      method: 'POST',
+      path: `/api/servers/{name}/${enabled ? 'enable' : 'disable'}`,
+      tag: 'servers',
+      summary: enabled ? 'Enable a server (it connects)' : 'Disable a server (it disconnects)',
+      description: 'Config-file entries can be toggled too; the switch is kept in the store.',
+      params: NAME,
+      manage: true,
+      responses: { 200: { description: 'The server after the change.', schema: apiServerSchema } },
+      handle: async ({ params, caller }) => {
+        serverFor(host, caller.principal, params.name!);
+        await host.setEnabled(params.name!, enabled);
+        await note(host, caller, enabled ? 'server_enable' : 'server_disable', params.name!);
+        return json(current(params.name!));
+      },
+    });
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/servers',
+      tag: 'servers',
+      summary: 'List the servers with their states',
+      responses: { 200: { description: 'The servers the caller may see.', schema: apiServerListSchema } },
+      handle: async ({ caller }) => json({ servers: visibleServers(host, caller.principal) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/servers',
+      tag: 'servers',
+      summary: 'Add a server',
+      description: 'The entry is kept in the store and connected at once. 409 when the name is taken.',
+      body: serverCreateBody,
+      manage: true,
+      responses: { 201: { description: 'The server, connecting.', schema: apiServerSchema } },
+      handle: async ({ body, caller }) => {
+        if (host.servers().some((s) => s.name === body.name) || host.serverConfig(body.name)) {
+          throw new ApiProblem(
+            409,
+            'ALREADY_EXISTS',
+            `A server named "${body.name}" exists already. Choose another name, or replace its entry with PUT /api/servers/${body.name}.`,
+            { details: { server: body.name } },
+          );
+        }
+        await host.register({ ...body.entry, name: body.name }, 'api');
+        await note(host, caller, 'server_register', body.name);
+        return json(current(body.name), 201);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/servers/{name}',
+      tag: 'servers',
+      summary: 'One server, with its entry',
+      description: 'Values that can hold credentials are masked for callers that may not manage servers.',
+      params: NAME,
+      responses: { 200: { description: 'The server and its entry.', schema: apiServerDetailSchema } },
+      handle: async ({ params, caller }) => {
+        const status = serverFor(host, caller.principal, params.name!);
+        const config = host.serverConfig(status.name);
+        const entry = config ? entryOf(config, { reveal: caller.canManage }) : {};
+        return json({ ...toApiServer(status, host), entry });
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/servers/{name}',
+      tag: 'servers',
+      summary: "Replace a server's entry",
+      description:
+        'The server reconnects with the new entry, enabled. Config-file entries are changed in their file (409).',
+      params: NAME,
+      body: serverReplaceBody,
+      manage: true,
+      responses: { 200: { description: 'The server, reconnecting.', schema: apiServerSchema } },
+      handle: async ({ params, body, caller }) => {
+        const status = editable(serverFor(host, caller.principal, params.name!));
+        await host.register({ ...body.entry, name: status.name }, status.source);
+        await note(host, caller, 'server_replace', status.name);
+        return json(current(status.name));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/servers/{name}',
+      tag: 'servers',
+      summary: 'Remove a server',
+      description: 'Config-file entries are removed from their file (409).',
+      params: NAME,
+      manage: true,
+      responses: { 204: { description: 'Removed.' } },
+      handle: async ({ params, caller }) => {
+        const status = editable(serverFor(host, caller.principal, params.name!));
+        await host.unregister(status.name);
+        await note(host, caller, 'server_remove', status.name);
+        return new Response(null, { status: 204 });
+      },
+    }),
+    toggle(true),
+    toggle(false),
+    defineRoute({
+      method: 'POST',
+      path: '/api/servers/{name}/reload',
+      tag: 'servers',
+      summary: 'Reconnect a server',
+      params: NAME,
+      manage: true,
+      responses: { 200: { description: 'The server, reconnecting.', schema: apiServerSchema } },
+      handle: async ({ params, caller }) => {
+        serverFor(host, caller.principal, params.name!);
+        host.reload(params.name!);
+        await note(host, caller, 'server_reload', params.name!);
+        return json(current(params.name!));
+      },
+    }),
+  ];
+}
+
+/** The status of a server whose entry may be changed here; 409 for one from a config file. */
+function editable<S extends { name: string; source: string }>(status: S): S {
+  if (!isConfigFileSource(status.source)) return status;
+  throw new ApiProblem(
+    409,
+    'NOT_EDITABLE',
+    `Server "${status.name}" is defined in ${status.source}; change or remove it there (or with ` +
+      `switchboard remove ${status.name}). Here it can only be enabled, disabled or reloaded.`,
+    { details: { server: status.name, source: status.source } },
+  );
+}
+
+function note(host: Host, caller: Caller, action: string, server: string): Promise<void> {
+  return host.governor.note({ action, session: caller.session, server, details: { via: 'api' } });
+}
