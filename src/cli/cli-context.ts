@@ -34,7 +34,19 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** A verb: what it runs and its `--help` text. */
-export type Verb = { readonly run: (ctx: CliContext) => Promise<ExitCode>; readonly usage: string };
+/** What a verb's module gives: the command and its usage text. */
+export type VerbModule = { readonly run: (ctx: CliContext) => Promise<ExitCode>; readonly usage: string };
+
+/**
+ * A verb, loaded when it is used: a CLI start reads only the modules of the verb it runs (and
+ * their dependencies), not those of every verb — the gateway, the SDK server, the store.
+ */
+export type Verb = { readonly load: () => Promise<VerbModule> };
+
+/** A verb whose module is imported on first use; `pick` takes its command and usage out of it. */
+export function lazy<M>(importer: () => Promise<M>, pick: (module: M) => VerbModule): Verb {
+  return { load: async () => pick(await importer()) };
+}
 
 /** A usage mistake: exit 2 with the message and the verb's usage. */
 export class UsageError extends Error {}

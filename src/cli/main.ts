@@ -4,12 +4,10 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeError, isSwitchboardError } from '../core/errors.js';
-import { AUTH_USAGE, authCommand } from './auth-command.js';
-import { defaultDataDir, EXIT, type ExitCode, exitCodeOf, UsageError, type Verb } from './cli-context.js';
+import { defaultDataDir, EXIT, type ExitCode, exitCodeOf, lazy, UsageError, type Verb } from './cli-context.js';
 import { HOST_VERBS } from './host-verbs.js';
 import { MANAGE_VERBS } from './manage-verbs.js';
 import { READ_VERBS } from './read-verbs.js';
-import { SERVE_USAGE, serveCommand } from './serve-command.js';
 
 /**
  * The `switchboard` command: global options, then one verb, each in its own
@@ -20,8 +18,14 @@ import { SERVE_USAGE, serveCommand } from './serve-command.js';
 const VERBS: Readonly<Record<string, Verb>> = {
   ...READ_VERBS,
   ...MANAGE_VERBS,
-  auth: { run: authCommand, usage: AUTH_USAGE },
-  serve: { run: serveCommand, usage: SERVE_USAGE },
+  auth: lazy(
+    () => import('./auth-command.js'),
+    (m) => ({ run: m.authCommand, usage: m.AUTH_USAGE }),
+  ),
+  serve: lazy(
+    () => import('./serve-command.js'),
+    (m) => ({ run: m.serveCommand, usage: m.SERVE_USAGE }),
+  ),
   ...HOST_VERBS,
 };
 
@@ -74,8 +78,9 @@ export async function main(
       io.err(USAGE);
       return verb === undefined ? EXIT.usage : EXIT.ok;
     }
-    const command = VERBS[verb];
-    if (!command) throw new UsageError(`Unknown verb "${verb}".`);
+    const known = VERBS[verb];
+    if (!known) throw new UsageError(`Unknown verb "${verb}".`);
+    const command = await known.load();
     // `--help` of the verb itself, not one meant for a command after `--` (add x -- tool --help).
     const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
     if (own.includes('--help') || own.includes('-h')) {
