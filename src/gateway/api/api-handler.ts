@@ -112,8 +112,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       throw new ApiProblem(
         403,
         'CSRF_REQUIRED',
-        `${method} needs the header ${CSRF_HEADER} with the csrfToken of GET /api/session (a token is valid ` +
-          'until the gateway restarts). Fetch /api/session and send its token in that header.',
+        `${method} needs the header ${CSRF_HEADER} with the csrfToken of GET /api/session. ` +
+          'Fetch /api/session and send its token in that header.',
       );
     }
     const caller: Caller = {

@@ -90,13 +90,13 @@ export function buildSecurityChain(
     }),
   ];
   const isPublic = options.isPublic;
-  const run = compose(
-    isPublic
-      ? steps.map((step, index) => (index >= FIRST_GUARDED_STEP ? unlessPublic(step, isPublic) : step))
-      : steps,
-    handler,
-    (error, ctx) => errorResponse(error, ctx, settings.path),
-  );
+  if (isPublic) {
+    // Public paths go from here straight to the handler, past authentication and what follows.
+    steps.splice(FIRST_GUARDED_STEP, 0, (ctx, next) =>
+      isPublic(new URL(ctx.request.url).pathname) ? handler(ctx) : next(),
+    );
+  }
+  const run = compose(steps, handler, (error, ctx) => errorResponse(error, ctx, settings.path));
   return (request, info) => {
     const own = info.abort ? { request, abort: info.abort } : abortable(request);
     return run({
@@ -113,13 +113,11 @@ export function buildSecurityChain(
   };
 }
 
-/** The index of authentication in the steps above: it and the steps after it guard data. */
+/**
+ * The index of authentication in the steps above: it and the steps after it guard data, so
+ * public paths (which never reach a handler that reads `ctx.principal`) skip them.
+ */
 const FIRST_GUARDED_STEP = 5;
-
-/** Skips `step` for public paths; these never reach a handler that reads `ctx.principal`. */
-function unlessPublic(step: Middleware, isPublic: (pathname: string) => boolean): Middleware {
-  return (ctx, next) => (isPublic(new URL(ctx.request.url).pathname) ? next() : step(ctx, next));
-}
 
 /**
  * A request the chain can abort, for callers that hand in one whose signal they keep to

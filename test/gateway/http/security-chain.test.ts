@@ -156,6 +156,23 @@ describe('buildSecurityChain', () => {
     expect((await send({ headers: bearer(await signHs256(claims())) })).status).toBe(200);
   });
 
+  it('serves public paths without a token, but still checks Host and Origin and sets the headers', async () => {
+    const { send, seen } = setup(BEARER, { isPublic: (path) => path.startsWith('/ui/') });
+    const page = await send({ url: 'http://127.0.0.1:7777/ui/app.js' });
+    expect(page.status).toBe(200);
+    expect(await page.json()).toEqual({ body: null });
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('x-request-id')).toBeTruthy();
+    expect(seen.at(-1)?.principal).toBeUndefined();
+    await expectRefusal(await send({ url: 'http://127.0.0.1:7777/mcp' }), 401);
+    // Not public: only the prefix the gateway names is (and /api answers in its own error shape).
+    expect((await send({ url: 'http://127.0.0.1:7777/api/ui/' })).status).toBe(401);
+    await expectRefusal(
+      await send({ url: 'http://127.0.0.1:7777/ui/app.js', headers: { host: 'evil.example:7777' } }),
+      403,
+    );
+  });
+
   it('refuses evil origins and rebound Host headers with 403', async () => {
     const { send } = setup(BEARER);
     const origin = await send({ headers: { ...bearer(), origin: 'https://evil.example' } });
