@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { FileCredentialStore } from '../client/auth/file-credential-store.js';
 import { loadConfig } from '../config-files/load-config.js';
 import { SwitchboardError } from '../core/errors.js';
 import { loginServer } from '../host/auth/host-login.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
+import { openCredentials } from './credential-store.js';
 
 /**
  * `switchboard auth <server> [--no-browser] [--logout]`: logs a remote server in (OAuth) and
@@ -37,22 +37,26 @@ export async function authCommand(ctx: CliContext): Promise<ExitCode> {
         `Known: ${config.servers.map((s) => s.name).join(', ') || '(none)'}.`,
     );
   }
-  const credentials = new FileCredentialStore({ dataDir: ctx.dataDir });
-  if (values.logout) {
-    const deleted = await credentials.delete(name);
-    if (ctx.json) ctx.out(JSON.stringify({ server: name, loggedOut: true, deleted }));
-    else if (!ctx.quiet) ctx.err(deleted > 0 ? `Logged out of ${name}.` : `No stored login for ${name}.`);
-    return EXIT.ok;
-  }
-  const lines = createInterface({ input: ctx.stdin, terminal: false });
+  const { credentials, close } = await openCredentials(ctx);
   try {
-    await loginServer(server, credentials, ctx.env, {
-      browser: !values['no-browser'],
-      print: (line) => ctx.err(line),
-      pasted: lines,
-    });
+    if (values.logout) {
+      const deleted = await credentials.delete(name);
+      if (ctx.json) ctx.out(JSON.stringify({ server: name, loggedOut: true, deleted }));
+      else if (!ctx.quiet) ctx.err(deleted > 0 ? `Logged out of ${name}.` : `No stored login for ${name}.`);
+      return EXIT.ok;
+    }
+    const lines = createInterface({ input: ctx.stdin, terminal: false });
+    try {
+      await loginServer(server, credentials, ctx.env, {
+        browser: !values['no-browser'],
+        print: (line) => ctx.err(line),
+        pasted: lines,
+      });
+    } finally {
+      lines.close();
+    }
   } finally {
-    lines.close();
+    await close();
   }
   if (ctx.json) ctx.out(JSON.stringify({ server: name, loggedIn: true }));
   else if (!ctx.quiet)

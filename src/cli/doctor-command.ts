@@ -1,6 +1,7 @@
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { findServer, openSetup } from './configured-servers.js';
+import { openCredentials } from './credential-store.js';
 import { closingLines, type DoctorStep, reportRows, verdict } from './doctor/report.js';
 import { runDoctor } from './doctor/run-doctor.js';
 import { startSpinner } from './output/spinner.js';
@@ -40,16 +41,19 @@ export async function doctorCommand(ctx: CliContext): Promise<ExitCode> {
   });
   const onStep = (step: DoctorStep) => spinner.update(`checking ${name}: ${step.step} ${step.status}`);
   let report: Awaited<ReturnType<typeof runDoctor>>;
+  const { credentials, close } = await openCredentials(ctx);
   try {
     report = await runDoctor(target, {
       env: ctx.env,
       dataDir: ctx.dataDir,
+      credentials,
       cwd: ctx.projectDir,
       onStep,
       ...(timeoutS !== undefined && { connectTimeoutMs: timeoutS * 1000 }),
     });
   } finally {
     spinner.stop();
+    await close();
   }
   const { healthy, fixes } = verdict(report);
   if (ctx.json) {

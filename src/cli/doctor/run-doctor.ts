@@ -1,3 +1,4 @@
+import type { CredentialStore } from '../../client/auth/credential-store.js';
 import { FileCredentialStore } from '../../client/auth/file-credential-store.js';
 import { Connection } from '../../client/connection.js';
 import type { LogEntry } from '../../client/connection-types.js';
@@ -21,8 +22,10 @@ export interface DoctorTarget {
 /** What `runDoctor` needs besides the server. */
 export interface DoctorOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Where stored OAuth credentials are looked for. */
+  /** Where stored OAuth credentials are looked for (files), unless `credentials` is given. */
   readonly dataDir: string;
+  /** The credential store to use, e.g. the PostgreSQL store's (default: the files in `dataDir`). */
+  readonly credentials?: CredentialStore;
   /** The working directory servers start in (a relative command is found from there). */
   readonly cwd: string;
   /** Overrides the entry's connect timeout. */
@@ -109,7 +112,7 @@ async function traceConnect(
         : { ...config, timeouts: { ...config.timeouts, connectMs: options.connectTimeoutMs } },
     env: options.env,
     cwd: options.cwd,
-    credentials: new FileCredentialStore({ dataDir: options.dataDir }),
+    credentials: options.credentials ?? new FileCredentialStore({ dataDir: options.dataDir }),
     onLog,
   });
   const spawnStep = (): DoctorStep[] =>
