@@ -4,7 +4,15 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeError, isSwitchboardError } from '../core/errors.js';
-import { defaultDataDir, EXIT, type ExitCode, exitCodeOf, lazy, UsageError, type Verb } from './cli-context.js';
+import {
+  defaultDataDir,
+  EXIT,
+  type ExitCode,
+  exitCodeOf,
+  lazy,
+  UsageError,
+  type Verb,
+} from './cli-context.js';
 import { HOST_VERBS } from './host-verbs.js';
 import { MANAGE_VERBS } from './manage-verbs.js';
 import { READ_VERBS } from './read-verbs.js';

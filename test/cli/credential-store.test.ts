@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL_ENV } from '../../src/app/switchboard.js';
 import { openCredentials } from '../../src/cli/credential-store.js';
+import type { StoredCredentials } from '../../src/client/auth/credential-store.js';
 import { FileCredentialStore } from '../../src/client/auth/file-credential-store.js';
 import { openStoreCredentialStore } from '../../src/host/credentials/store-credential-store.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { type PostgresServer, startPostgresServer } from '../helpers/postgres-server.js';
 
 const ISSUER = 'https://as.example.test';
-const SAVED = { tokens: { access_token: 'at-1', token_type: 'Bearer' } };
+const SAVED: StoredCredentials = {
+  tokens: { access_token: 'at-1', token_type: 'Bearer', obtainedAt: 1_767_225_600_000 },
+};
 const SECRET = Buffer.alloc(32, 5).toString('base64');
 
 let pg: PostgresServer | undefined;

@@ -5,6 +5,11 @@ import { readToken, saveToken } from './token-store.js';
 /** Query parameters; undefined and empty values are left out. */
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
+/** Per-request options: `signal` aborts the request (the API then cancels what it started). */
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+}
+
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -49,7 +54,7 @@ export class ApiClient {
   /** `GET /api/session`, asked once and kept; `refresh` asks again. */
   session(options: { readonly refresh?: boolean } = {}): Promise<ApiSession> {
     if (options.refresh || this.#session === undefined) {
-      const asked = this.#json<ApiSession>('GET', '/api/session');
+      const asked = this.#json<ApiSession>('GET', '/api/session', undefined);
       this.#session = asked;
       asked.catch(() => {
         if (this.#session === asked) this.#session = undefined;
@@ -58,20 +63,20 @@ export class ApiClient {
     return this.#session;
   }
 
-  get<T>(path: string, query?: Query): Promise<T> {
-    return this.#json<T>('GET', withQuery(path, query));
+  get<T>(path: string, query?: Query, options?: RequestOptions): Promise<T> {
+    return this.#json<T>('GET', withQuery(path, query), undefined, options);
   }
 
-  post<T>(path: string, body?: unknown): Promise<T> {
-    return this.#json<T>('POST', path, body);
+  post<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+    return this.#json<T>('POST', path, body, options);
   }
 
-  put<T>(path: string, body?: unknown): Promise<T> {
-    return this.#json<T>('PUT', path, body);
+  put<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+    return this.#json<T>('PUT', path, body, options);
   }
 
-  delete(path: string): Promise<void> {
-    return this.#json<void>('DELETE', path);
+  delete(path: string, options?: RequestOptions): Promise<void> {
+    return this.#json<void>('DELETE', path, undefined, options);
   }
 
   /**
@@ -99,21 +104,31 @@ export class ApiClient {
     return { src, release: () => URL.revokeObjectURL(src) };
   }
 
-  async #json<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
+  async #json<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    options: RequestOptions = {},
+    retried = false,
+  ): Promise<T> {
+    const { signal } = options;
     const headers: Record<string, string> = { accept: 'application/json', ...this.authHeaders() };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (STATE_CHANGING.has(method)) headers['x-switchboard-csrf'] = (await this.session()).csrfToken;
+    // Aborted while the session was being fetched: the request is not sent at all.
+    signal?.throwIfAborted();
     const response = await this.#fetch(path, {
       method,
       headers,
       ...(body !== undefined && { body: JSON.stringify(body) }),
+      ...(signal && { signal }),
     });
     if (!response.ok) {
       const error = await this.#failed(response);
       // A gateway that restarted has a new CSRF token: fetch it and try once more.
       if (error.code === 'CSRF_REQUIRED' && !retried) {
         await this.session({ refresh: true });
-        return this.#json<T>(method, path, body, true);
+        return this.#json<T>(method, path, body, options, true);
       }
       throw error;
     }

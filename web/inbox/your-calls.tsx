@@ -16,9 +16,11 @@ export function YourCalls() {
             <span class="muted" data-testid={`your-call-${name}`}>
               {call.running
                 ? 'running'
-                : call.error || call.result?.isError
-                  ? 'ended with an error'
-                  : 'finished'}
+                : call.cancelled
+                  ? 'cancelled'
+                  : call.error || call.result?.isError
+                    ? 'ended with an error'
+                    : 'finished'}
             </span>
           </li>
         ))}

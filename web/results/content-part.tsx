@@ -49,7 +49,13 @@ function MediaPart(props: { readonly part: MediaContent }) {
   if (!src) return <p class="muted">Loading the {part.type}…</p>;
   return (
     <figure class="content-part">
-      {part.type === 'image' && <img src={src} alt={`Tool result (${what})`} data-testid="result-image" />}
+      {part.type === 'image' && (
+        <img
+          src={src}
+          alt={part.uri ? `${part.uri} (${what})` : `Image (${what})`}
+          data-testid="result-image"
+        />
+      )}
       {part.type === 'audio' && (
         // biome-ignore lint/a11y/useMediaCaption: tool results come without captions to offer.
         <audio controls src={src} data-testid="result-audio" />

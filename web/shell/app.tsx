@@ -6,6 +6,9 @@ import { EventsPage } from '../events/events-page.js';
 import { InboxPage } from '../inbox/inbox-page.js';
 import { live, startLive } from '../live/live-state.js';
 import { LogsPage } from '../logs/logs-page.js';
+import { PromptPage } from '../prompts/prompt-page.js';
+import { PromptsPage } from '../prompts/prompts-page.js';
+import { ResourcesPage } from '../resources/resources-page.js';
 import { ServersPage } from '../servers/servers-page.js';
 import { ToolPage } from '../tools/tool-page.js';
 import { ToolsPage } from '../tools/tools-page.js';
@@ -105,6 +108,14 @@ function RoutePage(props: { readonly route: Route }) {
       return <ServersPage />;
     case 'tools':
       return route.tool ? <ToolPage key={route.tool} name={route.tool} /> : <ToolsPage />;
+    case 'resources':
+      return <ResourcesPage />;
+    case 'prompts':
+      return route.server && route.prompt ? (
+        <PromptPage key={`${route.server}/${route.prompt}`} server={route.server} name={route.prompt} />
+      ) : (
+        <PromptsPage />
+      );
     case 'inbox':
       return <InboxPage />;
     case 'logs':

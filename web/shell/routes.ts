@@ -5,6 +5,8 @@
 export type Route =
   | { readonly page: 'servers' }
   | { readonly page: 'tools'; readonly tool?: string }
+  | { readonly page: 'resources' }
+  | { readonly page: 'prompts'; readonly server?: string; readonly prompt?: string }
   | { readonly page: 'inbox' }
   | { readonly page: 'logs'; readonly server?: string }
   | { readonly page: 'events' }
@@ -16,6 +18,8 @@ export type Page = Route['page'];
 export const PAGES: readonly { readonly page: Page; readonly label: string }[] = [
   { page: 'servers', label: 'Servers' },
   { page: 'tools', label: 'Tools' },
+  { page: 'resources', label: 'Resources' },
+  { page: 'prompts', label: 'Prompts' },
   { page: 'inbox', label: 'Inbox' },
   { page: 'logs', label: 'Logs' },
   { page: 'events', label: 'Events' },
@@ -31,6 +35,13 @@ export function parseRoute(hash: string): Route {
       return detail ? { page, tool: detail } : { page };
     case 'logs':
       return detail ? { page, server: detail } : { page };
+    case 'prompts': {
+      // Two segments, each encoded on its own: `#/prompts/<server>/<prompt>`.
+      const server = rest[0] === undefined ? undefined : decodeSegment(rest[0]);
+      const prompt = rest.length > 1 ? decodeSegment(rest.slice(1).join('/')) : undefined;
+      return server && prompt ? { page, server, prompt } : { page };
+    }
+    case 'resources':
     case 'inbox':
     case 'events':
     case 'audit':
@@ -40,8 +51,10 @@ export function parseRoute(hash: string): Route {
   }
 }
 
-/** The hash of a route, for links: `#/tools/<name>`. */
+/** The hash of a route, for links: `#/tools/<name>`, `#/prompts/<server>/<prompt>`. */
 export function routeHref(route: Route): string {
+  if (route.page === 'prompts' && route.server !== undefined && route.prompt !== undefined)
+    return `#/prompts/${encodeURIComponent(route.server)}/${encodeURIComponent(route.prompt)}`;
   const detail = route.page === 'tools' ? route.tool : route.page === 'logs' ? route.server : undefined;
   return detail === undefined ? `#/${route.page}` : `#/${route.page}/${encodeURIComponent(detail)}`;
 }

@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ApiTool } from '../../src/gateway/api/api-types.js';
 import { segment } from '../api/api-client.js';
 import { SchemaFormView } from '../forms/schema-form-view.js';
@@ -9,7 +10,7 @@ import { routeHref } from '../shell/routes.js';
 import { useStore } from '../state/store.js';
 import { useAsync } from '../state/use-async.js';
 import { CallStatus } from './call-status.js';
-import { calls, callTool } from './calls.js';
+import { calls, callTool, cancelCall } from './calls.js';
 
 /** One tool: what it does, its annotations, a form generated from its input schema, and Run. */
 export function ToolPage(props: { readonly name: string }) {
@@ -35,6 +36,16 @@ function ToolDetails(props: { readonly tool: ApiTool }) {
   const form = useSchemaForm(tool.inputSchema);
   const call = useStore(calls)[tool.name];
   const running = call?.running === true;
+  const runButton = useRef<HTMLButtonElement>(null);
+  const cancelled = useRef(false);
+
+  // Cancel disappears once the call has ended; focus, lost with it, goes back to Run (in the
+  // same commit, so nothing sees the page without a focused control in between).
+  useLayoutEffect(() => {
+    if (running || !cancelled.current) return;
+    cancelled.current = false;
+    if (document.activeElement === document.body) runButton.current?.focus();
+  }, [running]);
 
   const run = () => {
     const args = form.collect();
@@ -59,12 +70,23 @@ function ToolDetails(props: { readonly tool: ApiTool }) {
       >
         <SchemaFormView form={form} />
         <div class="actions">
-          <button type="submit" class="button-primary" disabled={running}>
+          <button ref={runButton} type="submit" class="button-primary" disabled={running}>
             Run
           </button>
+          {running && (
+            <button
+              type="button"
+              onClick={() => {
+                cancelled.current = true;
+                cancelCall(tool.name);
+              }}
+            >
+              Cancel
+            </button>
+          )}
         </div>
       </form>
-      <CallStatus running={running} server={tool.server} tool={tool.tool} />
+      <CallStatus running={running} cancelled={call?.cancelled} server={tool.server} tool={tool.tool} />
       {call && !call.running && <ErrorBanner error={call.error} />}
       {call?.result && !call.running && <CallResult result={call.result} />}
     </>
