@@ -68,6 +68,12 @@ export interface GatewayContext {
    * how the timeout stops the handler without wrapping the request in another one.
    */
   readonly abort: (reason: unknown) => void;
+  /**
+   * Set by the request-timeout step: gives the handler `ms` more from now, when that is later
+   * than its deadline. For a request that waits for a person (an approval in the Inbox), whose
+   * own deadline says how long that may take.
+   */
+  extendTimeout?: (ms: number) => void;
   /** The request body, read once (and capped) by the body-cap step; absent for no body. */
   body?: Uint8Array;
   /** The unread body from the adapter (see `RequestBody`), until the body cap reads it. */

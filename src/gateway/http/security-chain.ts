@@ -86,6 +86,7 @@ export function buildSecurityChain(
     // 9. The timeout last, so it measures the handler alone and aborts ctx.signal for it.
     requestTimeout({
       ms: settings.limits.requestTimeoutMs,
+      now,
       ...(options.schedule && { schedule: options.schedule }),
     }),
   ];

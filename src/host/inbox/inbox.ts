@@ -86,7 +86,10 @@ export type InboxOutcome =
   | { readonly action: 'decline' | 'cancel'; readonly reason: InboxEndReason };
 
 export type InboxEvents = {
+  /** A new item. Listening to it makes one a front-end: approvals then wait for an answer. */
   added: [item: InboxItem];
+  /** The same moment as `added`, for observers that answer nothing (not counted as front-ends). */
+  queued: [item: InboxItem];
   resolved: [item: InboxItem, outcome: InboxOutcome];
 };
 
@@ -207,6 +210,7 @@ export class Inbox extends TypedEmitter<InboxEvents> {
         },
       });
       this.notify('added', item);
+      this.notify('queued', item);
     });
   }
 

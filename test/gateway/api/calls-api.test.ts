@@ -156,6 +156,34 @@ describe('approvals and elicitations through the inbox', () => {
     }
   });
 
+  it('lets an approval wait past the request timeout, up to its own deadline', async () => {
+    under.host.governor.setMode(SESSION, 'auto-edit');
+    const quick = await under.gatewayWith({ limits: { requestTimeoutMs: 1000 } });
+    const stream = await quick.stream('/api/stream');
+    try {
+      await nextEvent(stream, 'inbox');
+      const pending = quick.request('/api/tools/mcp__kitchen__add/call', {
+        body: { arguments: { a: 2, b: 3 } },
+      });
+      const { data } = await nextEvent<{ items: ApiInboxItem[] }>(stream, 'inbox', (d) => d.items.length > 0);
+      // The person takes longer than the gateway's 1 s request timeout to answer.
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      await quick.json(`/api/inbox/${data.items[0]!.id}`, { body: { action: 'accept' } });
+      const response = await pending;
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as ApiCallResult).structuredContent).toEqual({ sum: 5 });
+      // A call with no person to wait for still ends at the timeout.
+      under.host.governor.setMode(SESSION, 'full-auto');
+      const slow = await quick.request('/api/tools/mcp__kitchen__slow/call', {
+        body: { arguments: { ms: 5000 } },
+      });
+      expect(slow.status).toBe(504);
+    } finally {
+      await stream.cancel();
+      await quick.close();
+    }
+  });
+
   it('answers an elicitation, checking the form first', async () => {
     const stream = await under.api.stream('/api/stream');
     try {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { ToolResult } from '../../../client/results.js';
 import type { CatalogTool } from '../../../host/catalog/catalog.js';
 import { qualifiedToolName } from '../../../host/catalog/tool-names.js';
 import type { Host } from '../../../host/host.js';
+import type { InboxItem } from '../../../host/inbox/inbox.js';
 import type { Principal } from '../../http/context.js';
 import { ApiProblem } from '../api-errors.js';
 import { apiCallResultSchema, apiToolListSchema, apiToolSchema, toolCallBody } from '../api-schemas.js';
@@ -28,7 +30,7 @@ const toolsQuery = z.strictObject({
 });
 
 /** The routes of `/api/tools`. */
-export function toolRoutes({ host }: ApiDeps): ApiRoute[] {
+export function toolRoutes({ host, settings }: ApiDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -65,8 +67,9 @@ export function toolRoutes({ host }: ApiDeps): ApiRoute[] {
       summary: 'Call a tool',
       description:
         'Runs under policy: a call that asks for approval waits in the Inbox (answer it with POST /api/inbox/{id}) ' +
-        'while a dashboard listens on /api/stream, and is declined at once otherwise. A tool that fails answers ' +
-        '200 with isError; a call that could not run answers with an error status.',
+        'while a dashboard listens on /api/stream, and is declined at once otherwise; while it waits, the request ' +
+        "may outlast the gateway's request timeout, up to the item's deadline plus that timeout. A tool that fails " +
+        'answers 200 with isError; a call that could not run answers with an error status.',
       params: TOOL,
       body: toolCallBody,
       responses: {
@@ -75,10 +78,22 @@ export function toolRoutes({ host }: ApiDeps): ApiRoute[] {
       handle: async ({ ctx, params, body, caller }) => {
         const tool = toolFor(host, caller.principal, params.name!);
         const started = performance.now();
-        const result = await host.callTool(tool.name, body.arguments ?? {}, {
-          session: caller.session,
-          signal: ctx.signal,
-        });
+        // Time waiting for a person is not the call's: an approval or a question of this
+        // caller's session extends the request to the item's deadline, plus the usual timeout.
+        const waiting = (item: InboxItem) => {
+          if (item.session !== caller.session) return;
+          ctx.extendTimeout?.(item.deadline.getTime() - Date.now() + settings.limits.requestTimeoutMs);
+        };
+        host.inbox.on('queued', waiting);
+        let result: ToolResult;
+        try {
+          result = await host.callTool(tool.name, body.arguments ?? {}, {
+            session: caller.session,
+            signal: ctx.signal,
+          });
+        } finally {
+          host.inbox.off('queued', waiting);
+        }
         const answer: ApiCallResult = {
           isError: result.isError,
           content: await apiContents(host, Array.isArray(result.raw.content) ? result.raw.content : []),

@@ -16,19 +16,32 @@ const realTimers: Schedule = (fire, ms) => {
  * client going away ends it. The abort goes through `ctx.abort`, so `ctx.signal` and
  * `ctx.request.signal` stop the handler without this step making a request or signal of its own.
  */
-export function requestTimeout(options: { ms: number; schedule?: Schedule }): Middleware {
+export function requestTimeout(options: { ms: number; schedule?: Schedule; now?: () => number }): Middleware {
   const schedule = options.schedule ?? realTimers;
+  const now = options.now ?? Date.now;
   const { ms } = options;
   return (ctx, next) =>
     new Promise<Response>((resolve, reject) => {
       let settled = false;
-      const cancel = schedule(() => {
+      let allowed = ms;
+      let deadline = now() + ms;
+      const fire = () => {
         if (settled) return;
         settled = true;
-        const error = new HttpError(504, `The request took longer than ${ms} ms and was cancelled.`);
+        const error = new HttpError(504, `The request took longer than ${allowed} ms and was cancelled.`);
         ctx.abort(error);
         reject(error);
-      }, ms);
+      };
+      let cancel = schedule(fire, ms);
+      const started = deadline - ms;
+      ctx.extendTimeout = (more) => {
+        const later = now() + more;
+        if (settled || later <= deadline) return;
+        cancel();
+        deadline = later;
+        allowed = later - started;
+        cancel = schedule(fire, more);
+      };
       next().then(
         (response) => {
           cancel();

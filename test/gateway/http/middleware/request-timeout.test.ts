@@ -23,6 +23,32 @@ describe('requestTimeout', () => {
     expect(handlerSignal?.aborted).toBe(true);
   });
 
+  it('gives a handler that waits for a person more time when it asks, never less', async () => {
+    const timers = manualSchedule();
+    let clock = 1_000;
+    const ctx = contextFor(new Request('http://127.0.0.1/api/tools/x/call', { method: 'POST' }));
+    let answer: ((response: Response) => void) | undefined;
+    const running = runStep(
+      requestTimeout({ ms: 5000, schedule: timers.schedule, now: () => clock }),
+      ctx,
+      () => new Promise<Response>((resolve) => (answer = resolve)),
+    );
+    await Promise.resolve();
+    clock += 1000;
+    ctx.extendTimeout?.(2000); // earlier than the deadline it has: nothing changes
+    expect(timers.timers.map((t) => [t.ms, t.cancelled])).toEqual([[5000, false]]);
+    ctx.extendTimeout?.(60_000);
+    expect(timers.timers.map((t) => [t.ms, t.cancelled])).toEqual([
+      [5000, true],
+      [60_000, false],
+    ]);
+    answer?.(new Response('late but allowed'));
+    const { response } = await running;
+    expect(await response?.text()).toBe('late but allowed');
+    timers.fireAll();
+    expect(ctx.signal.aborted).toBe(false);
+  });
+
   it('does not cut a stream that started in time', async () => {
     const timers = manualSchedule();
     const ctx = contextFor(new Request('http://127.0.0.1/mcp'));
