@@ -77,7 +77,8 @@ describe('node adapter', () => {
     const seen: GatewayContext[] = [];
     const { url, port } = await serve(async (ctx) => {
       seen.push(ctx);
-      return Response.json({ echo: await ctx.request.text(), principal: ctx.principal?.id });
+      // The body arrives beside the request (the adapter's request has none): ctx.body.
+      return Response.json({ echo: new TextDecoder().decode(ctx.body), principal: ctx.principal?.id });
     });
     expect(url).toBe(`http://127.0.0.1:${port}`);
     const response = await fetch(`${url}/mcp`, { method: 'POST', headers: auth, body: '{"a":1}' });
