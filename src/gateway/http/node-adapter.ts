@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestBody, WebHandler } from './context.js';
+import { preparedBody } from './prepared-response.js';
 
 /** A running listener. `close()` stops accepting and ends every connection, streams included. */
 export interface NodeListener {
@@ -190,6 +191,12 @@ async function writeResponse(
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   if (options.close) headers.connection = 'close';
   res.writeHead(response.status, headers);
+  const whole = response.bodyUsed ? undefined : preparedBody(response);
+  if (whole !== undefined && !options.head) {
+    // Head and body in one write; the unread body stream is dropped with the response.
+    res.end(whole);
+    return;
+  }
   if (response.body === null || options.head) {
     await response.body?.cancel().catch(() => {});
     res.end();

@@ -1,4 +1,5 @@
 import { type CallToolResult, ProtocolErrorCode, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { preparedResponse } from '../http/prepared-response.js';
 
 /**
  * The 2026-07-28 wire form of a `tools/call` answer, written without the SDK's per-request
@@ -117,7 +118,7 @@ export function jsonRpcErrorResult(
 const RESOURCE_NOT_FOUND_2025 = -32002;
 
 function jsonResponse(text: string): Response {
-  return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+  return preparedResponse(text, { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken, parseGateway, resolveGateway } from '../../../src/core/config/gateway-config.js';
 import type { GatewayContext, Handler, WebHandler } from '../../../src/gateway/http/context.js';
 import { listen, type NodeListener } from '../../../src/gateway/http/node-adapter.js';
+import { preparedResponse } from '../../../src/gateway/http/prepared-response.js';
 import { buildSecurityChain } from '../../../src/gateway/http/security-chain.js';
 import { recordingLogger } from './harness.js';
 
@@ -89,6 +90,20 @@ describe('node adapter', () => {
     expect(seen[0]?.remoteAddress).toBe('127.0.0.1');
     expect(seen[0]?.localPort).toBe(port);
     expect((await fetch(`${url}/mcp`)).status).toBe(401);
+  });
+
+  it('writes a prepared body at once, with the headers the chain added', async () => {
+    const { url } = await serve(async () =>
+      preparedResponse('{"answer":42}', { status: 201, headers: { 'content-type': 'application/json' } }),
+    );
+    const response = await fetch(`${url}/mcp`, { method: 'POST', headers: auth, body: '{}' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await response.text()).toBe('{"answer":42}');
+    const head = await fetch(`${url}/mcp`, { method: 'HEAD', headers: auth });
+    expect(head.status).toBe(201);
+    expect(await head.text()).toBe('');
   });
 
   it('streams an SSE body as it is produced', async () => {
