@@ -76,7 +76,8 @@ export async function startHttpGateway(
         settings.expose.tools,
         settings.management,
       ).get(name);
-      return served && { ...served.tool, name };
+      // Under its served name (a copy only when that differs from the upstream's).
+      return served && (served.tool.name === name ? served.tool : { ...served.tool, name });
     },
     ...(!options.fullPathOnly && {
       fastToolCall: fastToolCall({

@@ -190,13 +190,16 @@ async function writeResponse(
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   if (options.close) headers.connection = 'close';
-  res.writeHead(response.status, headers);
-  const whole = response.bodyUsed ? undefined : preparedBody(response);
-  if (whole !== undefined && !options.head) {
-    // Head and body in one write; the unread body stream is dropped with the response.
+  const whole = options.head || response.bodyUsed ? undefined : preparedBody(response);
+  if (whole !== undefined) {
+    // Head and body in one write, with its length rather than chunked (no framing to add);
+    // the unread body stream is dropped with the response.
+    headers['content-length'] = Buffer.byteLength(whole);
+    res.writeHead(response.status, headers);
     res.end(whole);
     return;
   }
+  res.writeHead(response.status, headers);
   if (response.body === null || options.head) {
     await response.body?.cancel().catch(() => {});
     res.end();

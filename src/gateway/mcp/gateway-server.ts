@@ -276,7 +276,7 @@ export function servedTools(
     perSnapshot = new Map();
     servedCache.set(snapshot, perSnapshot);
   }
-  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${expose.join('\u0000')}`;
+  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${exposeKey(expose)}`;
   let served = perSnapshot.get(key);
   if (!served) {
     const keep = compileNameFilter(expose);
@@ -293,6 +293,18 @@ export function servedTools(
 }
 
 const servedCache = new WeakMap<object, Map<string, Map<string, CatalogTool>>>();
+
+/** An expose list as a cache key part, joined once per list (the lists live as long as the gateway). */
+function exposeKey(expose: readonly string[]): string {
+  let key = exposeKeys.get(expose);
+  if (key === undefined) {
+    key = expose.join('\u0000');
+    exposeKeys.set(expose, key);
+  }
+  return key;
+}
+
+const exposeKeys = new WeakMap<readonly string[], string>();
 
 const managementTools = (): CatalogTool[] =>
   MANAGEMENT_TOOLS.map((t) => managementSubject(t.name)).filter((t): t is CatalogTool => t !== undefined);

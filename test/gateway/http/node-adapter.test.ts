@@ -100,6 +100,7 @@ describe('node adapter', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-length')).toBe('13');
     expect(await response.text()).toBe('{"answer":42}');
     const head = await fetch(`${url}/mcp`, { method: 'HEAD', headers: auth });
     expect(head.status).toBe(201);
