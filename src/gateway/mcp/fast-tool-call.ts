@@ -24,7 +24,7 @@ import {
   plainToolResult,
 } from './wire-result.js';
 
-/**
+/*
  * The fast path for the gateway's most frequent request: a 2026-07-28 `tools/call` of a tool
  * on a 2026-07-28 upstream. The full path builds one SDK server per request (every handler
  * registered, the request and result validated by the SDK, a per-request transport), which
@@ -54,6 +54,8 @@ import {
  *   round, any other result — is settled: handed to the full path, whose handler answers with
  *   it (settled-call.ts) instead of calling again. The upstream is never called twice.
  */
+
+/** What the fast path serves with: the gateway's settings that decide what a principal may call. */
 export interface FastToolCallOptions {
   readonly host: GatewayServerOptions['host'];
   readonly naming: GatewayServerOptions['naming'];
@@ -84,10 +86,15 @@ const ENVELOPE_KEYS = new Set([
   CLIENT_CAPABILITIES_META_KEY,
 ]);
 
+/**
+ * The fast path over `options.host` (see the module comment for what it takes and why): it
+ * answers a plain call itself, hands a settled one to `fullPath`, and returns undefined —
+ * having done nothing — for a call only the full path may serve.
+ */
 export function fastToolCall(options: FastToolCallOptions): FastToolCall {
   const { host } = options;
   return async ({ call, request, principal, fullPath }) => {
-    // With no tools exposed, the full path's server has no tools capability: its answer stands.
+    // With no tools exposed the full path's server advertises none: what the SDK answers then is its own.
     if (options.exposeTools.length === 0) return undefined;
     const entry = servedTools(host, principal, options.naming, options.exposeTools, options.management).get(
       call.name,
