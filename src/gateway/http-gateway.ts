@@ -4,6 +4,7 @@ import { createApiHandler } from './api/api-handler.js';
 import type { GatewayContext, GatewayLogger } from './http/context.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
+import { fastToolCall } from './mcp/fast-tool-call.js';
 import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
@@ -44,6 +45,11 @@ export async function startHttpGateway(
     readonly csrfKey?: Uint8Array;
     /** Where the dashboard's built files are (default: dist/web of this package). */
     readonly uiDir?: string;
+    /**
+     * Serve every 2026-07-28 `tools/call` through the SDK's per-request server, never through
+     * the fast path (fast-tool-call.ts); for comparing the two. Default false.
+     */
+    readonly fullPathOnly?: boolean;
   } = {},
 ): Promise<HttpGateway> {
   const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
@@ -70,8 +76,19 @@ export async function startHttpGateway(
         settings.expose.tools,
         settings.management,
       ).get(name);
-      return served && { ...served.tool, name };
+      // Under its served name (a copy only when that differs from the upstream's).
+      return served && (served.tool.name === name ? served.tool : { ...served.tool, name });
     },
+    ...(!options.fullPathOnly && {
+      fastToolCall: fastToolCall({
+        host,
+        naming: settings.names,
+        exposeTools: settings.expose.tools,
+        consent: settings.consent,
+        limits: settings.limits,
+        management: settings.management,
+      }),
+    }),
   });
   const onCatalog = () => endpoint.listsChanged();
   host.on('catalog', onCatalog);

@@ -7,7 +7,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { Clock } from './json.js';
 import { migrateToLatest } from './migrations/runner.js';
@@ -59,7 +59,7 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
       { cause: error, details: { location } },
     );
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
   try {
     await migrateToLatest(db, { location, ...(options.clock && { clock: options.clock }) });
   } catch (error) {
@@ -67,4 +67,29 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     throw error;
   }
   return createStore(db, options.clock ? { clock: options.clock } : {});
+}
+
+/** Prepared statements kept at most (one per distinct SQL text; batch inserts vary by row count). */
+const MAX_STATEMENTS = 256;
+
+/**
+ * The database as Kysely sees it, preparing each distinct SQL text once: Kysely prepares every
+ * query it runs, and a busy gateway runs the same few (audit batches, lookups) thousands of
+ * times. Safe to share: Kysely runs one query at a time on its single SQLite connection, and
+ * SQLite re-prepares a statement itself when the schema changes under it.
+ */
+function reusingStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (sql) => {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= MAX_STATEMENTS) statements.delete(statements.keys().next().value!);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }

@@ -5,7 +5,9 @@
  * re-checks each claimed row, and a lease is taken by one conditional upsert.
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+// Types only here: the driver itself is loaded when a PostgreSQL store is opened, so a process
+// on SQLite never pays for it (about 15 MiB of memory).
+import type pg from 'pg';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { Clock } from './json.js';
 import { migrateToLatest } from './migrations/runner.js';
@@ -38,7 +40,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * migrating fails.
  */
 export async function openPostgresStore(options: OpenPostgresStoreOptions): Promise<Store> {
-  const { pool, location, secrets } = 'url' in options ? poolOf(options.url) : borrowed(options.pool);
+  const { pool, location, secrets } = 'url' in options ? await poolOf(options.url) : borrowed(options.pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     // Connect once up front: a wrong host or password is a connection problem, not a migration one.
@@ -75,7 +77,7 @@ interface Opened {
 }
 
 /** A pool for `url`, after checking that it is a PostgreSQL URL at all. */
-function poolOf(url: string): Opened {
+async function poolOf(url: string): Promise<Opened> {
   const location = redactDatabaseUrl(url);
   if (!isPostgresUrl(url) || !URL.canParse(url)) {
     // An unparsable URL is not shown: where its password starts cannot be told.
@@ -89,7 +91,8 @@ function poolOf(url: string): Opened {
       { details: { location } },
     );
   }
-  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const { default: driver } = await import('pg');
+  const pool = new driver.Pool({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection the server drops (a restart, a failover) is reported here; the pool
   // discards it and the next query connects afresh. Without a listener the process would crash.
   pool.on('error', () => undefined);

@@ -49,8 +49,9 @@ export interface GatewayLogger {
 
 /**
  * The state of one request as it goes down the chain. Steps may replace `request` (the body
- * cap hands on a request whose body is the bytes it read, following `signal`), so the handler
- * can pass `ctx.request` to a web-standard MCP handler as is.
+ * cap hands on a request whose body is the bytes it read, following `signal`, when the request
+ * came with a body stream of its own); the body is always `body`, so the handler passes it to
+ * a web-standard MCP handler parsed, beside `ctx.request`.
  */
 export interface GatewayContext {
   request: Request;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestBody, WebHandler } from './context.js';
+import { preparedBody } from './prepared-response.js';
 
 /** A running listener. `close()` stops accepting and ends every connection, streams included. */
 export interface NodeListener {
@@ -189,6 +190,15 @@ async function writeResponse(
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   if (options.close) headers.connection = 'close';
+  const whole = options.head || response.bodyUsed ? undefined : preparedBody(response);
+  if (whole !== undefined) {
+    // Head and body in one write, with its length rather than chunked (no framing to add);
+    // the unread body stream is dropped with the response.
+    headers['content-length'] = Buffer.byteLength(whole);
+    res.writeHead(response.status, headers);
+    res.end(whole);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (response.body === null || options.head) {
     await response.body?.cancel().catch(() => {});

@@ -10,6 +10,7 @@ import {
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import type { AskApproval } from '../../host/governance/governor.js';
 import type { Host } from '../../host/host.js';
+import type { Decision } from '../../policy/decide.js';
 
 /**
  * The consent gate: when policy would ask about a call, the calling client is asked ("allow
@@ -41,9 +42,8 @@ export async function consentFor(
   args: Record<string, unknown>,
   ctx: ServerContext,
 ): Promise<Consent> {
-  if (input.mode === 'off') return {};
-  const decision = await input.host.governor.decision(entry, input.principal);
-  if (decision.verdict !== 'ask') return {};
+  const decision = await askingDecision(input, entry);
+  if (!decision) return {};
   if (input.consentedBefore) return { askApproval: approve, consented: true };
   const answer = inputResponse(ctx.mcpReq.inputResponses, CONSENT_KEY);
   if (answer.kind === 'missing') {
@@ -67,6 +67,28 @@ export async function consentFor(
   if (answer.kind === 'elicit' && answer.action === 'accept')
     return { askApproval: approve, consented: true };
   return { askApproval: async () => ({ approved: false, reason: 'the client declined' }) };
+}
+
+/**
+ * Whether the gate would put a question to the client (or refuse one that cannot be asked)
+ * on a call's first round: it is on and policy asks about `entry`. Asks no one and changes
+ * nothing, so a caller can decide on it before any upstream work (fast-tool-call.ts does).
+ */
+export async function consentWouldAsk(
+  input: Pick<ConsentInput, 'host' | 'principal' | 'mode'>,
+  entry: CatalogTool,
+): Promise<boolean> {
+  return (await askingDecision(input, entry)) !== undefined;
+}
+
+/** Policy's decision when the gate is on and it is `ask`; the governor's decision reads, never writes. */
+async function askingDecision(
+  input: Pick<ConsentInput, 'host' | 'principal' | 'mode'>,
+  entry: CatalogTool,
+): Promise<Decision | undefined> {
+  if (input.mode === 'off') return undefined;
+  const decision = await input.host.governor.decision(entry, input.principal);
+  return decision.verdict === 'ask' ? decision : undefined;
 }
 
 const approve: AskApproval = async () => ({ approved: true, always: false });

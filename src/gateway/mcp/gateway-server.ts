@@ -5,6 +5,7 @@ import {
   ProtocolErrorCode,
   type RequestStateCodec,
   type Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { compileNameFilter } from '../../host/catalog/globs.js';
@@ -22,19 +23,23 @@ import { checkInputCaps, type InputLimits } from './input-caps.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
 import { registerResourceRoutes } from './resource-routes.js';
-import { registerTaskRoutes, TASKS_EXTENSION, TaskAwareServer } from './task-routes.js';
+import { type SettledCall, settledCallOf } from './settled-call.js';
+import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer, TaskAwareServer } from './task-routes.js';
 import {
   callUpstream,
   errorResult,
   forwarded,
   logThreshold,
   nextRound,
+  type RelayOptions,
+  relayedAnswer,
   relayedParts,
   relayToolCall,
   roundState,
   type ToolAnswer,
   toProtocolError,
 } from './upstream-calls.js';
+import { GATEWAY_SERVER_INFO } from './wire-result.js';
 
 /**
  * One MCP server instance over the governed catalog, for one principal: what the gateway
@@ -86,7 +91,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   const { host, principal } = options;
   const promptFilter = compileNameFilter(options.expose.prompts);
   const server = new TaskAwareServer(
-    { name: 'switchboard', version: '0.1.0' },
+    { ...GATEWAY_SERVER_INFO },
     {
       instructions: 'Switchboard: the tools, resources and prompts of several MCP servers, governed.',
       capabilities: {
@@ -123,9 +128,11 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const settled = settledCallOf(ctx);
+    if (settled) return answerSettled(options, ctx, { name, args, settled });
     const entry = tools().get(name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const tooBig = checkInputCaps(args, options.limits);
     if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
     const state = roundState(ctx, name, args);
@@ -232,6 +239,25 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 }
 
 /**
+ * The answer to a call the fast path already ran upstream (settled-call.ts): what the full
+ * path's own call would have answered with the same upstream answer or failure.
+ */
+async function answerSettled(
+  options: RelayOptions,
+  ctx: ServerContext,
+  call: { readonly name: string; readonly args: Record<string, unknown>; readonly settled: SettledCall },
+): Promise<ToolAnswer> {
+  const { settled } = call;
+  if (settled.kind === 'failed') throw settled.error;
+  try {
+    return await relayedAnswer(options, settled.entry, { ...call, ctx, consent: {}, answer: settled.answer });
+  } catch (error) {
+    if (error instanceof TaskAnswer) throw error;
+    throw toProtocolError(error);
+  }
+}
+
+/**
  * The tools `principal` is served, by served name: the catalog named per `naming`, through
  * the expose filter (`server/tool` globs) and the principal's own grants.
  */
@@ -250,7 +276,7 @@ export function servedTools(
     perSnapshot = new Map();
     servedCache.set(snapshot, perSnapshot);
   }
-  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${expose.join('\u0000')}`;
+  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${exposeKey(expose)}`;
   let served = perSnapshot.get(key);
   if (!served) {
     const keep = compileNameFilter(expose);
@@ -267,6 +293,18 @@ export function servedTools(
 }
 
 const servedCache = new WeakMap<object, Map<string, Map<string, CatalogTool>>>();
+
+/** An expose list as a cache key part, joined once per list (the lists live as long as the gateway). */
+function exposeKey(expose: readonly string[]): string {
+  let key = exposeKeys.get(expose);
+  if (key === undefined) {
+    key = expose.join('\u0000');
+    exposeKeys.set(expose, key);
+  }
+  return key;
+}
+
+const exposeKeys = new WeakMap<readonly string[], string>();
 
 const managementTools = (): CatalogTool[] =>
   MANAGEMENT_TOOLS.map((t) => managementSubject(t.name)).filter((t): t is CatalogTool => t !== undefined);

@@ -10,10 +10,12 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type EventStoreLimits, GatewayEventStore } from './event-store.js';
+import { type FastToolCall, plainToolCall } from './fast-tool-call.js';
 import type { GatewayPrincipal } from './gateway-server.js';
 import { jsonRpcError } from './json-rpc-error.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { checkParamHeaders } from './param-headers.js';
+import { type SettledCall, withSettledCall } from './settled-call.js';
 
 /**
  * The `/mcp` endpoint for every era. 2026-07-28 requests are stateless: the SDK's
@@ -42,6 +44,8 @@ export interface McpEndpointOptions {
   readonly now?: () => number;
   /** The served tool of a `tools/call` by name, for the SEP-2243 `Mcp-Param-*` header check. */
   readonly toolFor?: (principal: GatewayPrincipal, name: string) => Tool | undefined;
+  /** Answers the plain 2026-07-28 `tools/call` without a server instance (fast-tool-call.ts). */
+  readonly fastToolCall?: FastToolCall;
 }
 
 type Session = { readonly server: Server; readonly principal: string; lastSeen: number } & (
@@ -78,13 +82,28 @@ export class McpEndpoint {
 
   /** Serves one request of `principal` (already authenticated by the security chain). */
   async handle(request: Request, principal: GatewayPrincipal, parsedBody?: unknown): Promise<Response> {
-    if (await isLegacyRequest(request, parsedBody)) return this.legacy(request, principal, parsedBody);
+    const fast = this.options.fastToolCall;
+    const call = fast ? plainToolCall(request, parsedBody) : undefined;
+    // A plain call is a 2026-07-28 request by the SDK's own classifier: not legacy, no need to ask twice.
+    if (!call && (await isLegacyRequest(request, parsedBody)))
+      return this.legacy(request, principal, parsedBody);
     const mismatch = this.paramHeaderRefusal(request, principal, parsedBody);
     if (mismatch) return mismatch;
-    return this.modern.fetch(request, {
-      authInfo: { token: '', clientId: principal.id, scopes: [], extra: { principal } },
-      ...(parsedBody !== undefined && { parsedBody }),
-    });
+    const fullPath = (settled?: SettledCall) =>
+      this.modern.fetch(request, {
+        authInfo: {
+          token: '',
+          clientId: principal.id,
+          scopes: [],
+          extra: withSettledCall({ principal }, settled),
+        },
+        ...(parsedBody !== undefined && { parsedBody }),
+      });
+    if (fast && call) {
+      const answer = await fast({ call, request, principal, fullPath });
+      if (answer) return answer;
+    }
+    return fullPath();
   }
 
   /**

@@ -14,7 +14,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { LogEntry } from '../../client/connection-types.js';
-import type { RelayedRequest } from '../../client/relay.js';
+import type { RelayAnswer, RelayedRequest } from '../../client/relay.js';
 import type { ElicitationParams, SamplingParams } from '../../client/server-requests.js';
 import { describeError, isSwitchboardError } from '../../core/errors.js';
 import type { Caller } from '../../host/caller-relay.js';
@@ -139,13 +139,32 @@ export function relayToolCall(
       ...callOptions,
       ...(call.consent.askApproval && { askApproval: call.consent.askApproval }),
     });
-    if (answer.kind === 'task') throw new TaskAnswer(taskForClient(entry.server, answer.raw));
-    if (answer.kind === 'complete') return answer.raw as CallToolResult;
-    return nextRound(options, ctx, answer.raw, {
-      n: call.name,
-      h: argumentsDigest(call.args),
-      ...(call.consent.consented && { c: true }),
-    });
+    return relayedAnswer(options, entry, { ...call, answer });
+  });
+}
+
+/**
+ * What the client is answered for a relayed upstream answer: the result as it is, a task under
+ * the gateway's task id (thrown, see {@link TaskAnswer}), or the next round with its state sealed.
+ */
+export function relayedAnswer(
+  options: RelayOptions,
+  entry: CatalogTool,
+  call: {
+    readonly name: string;
+    readonly args: Record<string, unknown>;
+    readonly ctx: ServerContext;
+    readonly consent: { readonly consented?: true };
+    readonly answer: RelayAnswer;
+  },
+): Promise<ToolAnswer> | CallToolResult {
+  const { answer } = call;
+  if (answer.kind === 'task') throw new TaskAnswer(taskForClient(entry.server, answer.raw));
+  if (answer.kind === 'complete') return answer.raw as CallToolResult;
+  return nextRound(options, call.ctx, answer.raw, {
+    n: call.name,
+    h: argumentsDigest(call.args),
+    ...(call.consent.consented && { c: true }),
   });
 }
 

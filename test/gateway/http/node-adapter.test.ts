@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken, parseGateway, resolveGateway } from '../../../src/core/config/gateway-config.js';
 import type { GatewayContext, Handler, WebHandler } from '../../../src/gateway/http/context.js';
 import { listen, type NodeListener } from '../../../src/gateway/http/node-adapter.js';
+import { preparedResponse } from '../../../src/gateway/http/prepared-response.js';
 import { buildSecurityChain } from '../../../src/gateway/http/security-chain.js';
 import { recordingLogger } from './harness.js';
 
@@ -77,7 +78,8 @@ describe('node adapter', () => {
     const seen: GatewayContext[] = [];
     const { url, port } = await serve(async (ctx) => {
       seen.push(ctx);
-      return Response.json({ echo: await ctx.request.text(), principal: ctx.principal?.id });
+      // The body arrives beside the request (the adapter's request has none): ctx.body.
+      return Response.json({ echo: new TextDecoder().decode(ctx.body), principal: ctx.principal?.id });
     });
     expect(url).toBe(`http://127.0.0.1:${port}`);
     const response = await fetch(`${url}/mcp`, { method: 'POST', headers: auth, body: '{"a":1}' });
@@ -88,6 +90,21 @@ describe('node adapter', () => {
     expect(seen[0]?.remoteAddress).toBe('127.0.0.1');
     expect(seen[0]?.localPort).toBe(port);
     expect((await fetch(`${url}/mcp`)).status).toBe(401);
+  });
+
+  it('writes a prepared body at once, with the headers the chain added', async () => {
+    const { url } = await serve(async () =>
+      preparedResponse('{"answer":42}', { status: 201, headers: { 'content-type': 'application/json' } }),
+    );
+    const response = await fetch(`${url}/mcp`, { method: 'POST', headers: auth, body: '{}' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-length')).toBe('13');
+    expect(await response.text()).toBe('{"answer":42}');
+    const head = await fetch(`${url}/mcp`, { method: 'HEAD', headers: auth });
+    expect(head.status).toBe(201);
+    expect(await head.text()).toBe('');
   });
 
   it('streams an SSE body as it is produced', async () => {

@@ -6,8 +6,10 @@ import { HttpError } from '../http-error.js';
  * refusing it with 413 as soon as more than `maxBytes` arrived.
  * A `Content-Length` above the cap is refused before reading, but the count is kept while
  * reading too: the header can lie, and a chunked body has none. Downstream steps get the bytes
- * as `ctx.body` and a `ctx.request` whose body is those bytes, so nothing reads the socket
- * twice and nothing after this step can be made to buffer more than the cap.
+ * as `ctx.body`, so nothing reads the socket twice and nothing after this step can be made to
+ * buffer more than the cap. A request that came with its own body stream (in-process use) is
+ * replaced by one whose body is those bytes; the adapter's request, which never had a body,
+ * is handed on as it is: its body is `ctx.body`.
  */
 export function bodyCap(options: { maxBytes: number }): Middleware {
   const { maxBytes } = options;
@@ -34,10 +36,13 @@ export function bodyCap(options: { maxBytes: number }): Middleware {
         ? await readCapped(stream, maxBytes)
         : undefined;
     if (body === undefined) throw tooLarge();
+    ctx.body = body;
+    // The adapter's request never had a body: it goes on as it is, the bytes beside it (a
+    // second Request holding them would cost more than the rest of a small call's chain).
+    if (unread) return next();
     const headers = new Headers(request.headers);
     headers.set('content-length', String(body.byteLength));
     headers.delete('transfer-encoding');
-    ctx.body = body;
     ctx.request = new Request(request.url, { method: request.method, headers, body, signal: ctx.signal });
     return next();
   };

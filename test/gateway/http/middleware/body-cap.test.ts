@@ -85,7 +85,7 @@ describe('bodyCap', () => {
     expect(error?.status).toBe(413);
   });
 
-  it('reads the body the adapter handed over beside the request, with the cap', async () => {
+  it('reads the body the adapter handed over beside the request, with the cap, and hands the request on', async () => {
     const text = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     const asked: number[] = [];
     const unreadBody = {
@@ -97,15 +97,17 @@ describe('bodyCap', () => {
         throw new Error('not expected');
       },
     };
-    const ctx = contextFor(new Request('http://127.0.0.1/mcp', { method: 'POST' }), { unreadBody });
-    let seen = '';
+    const original = new Request('http://127.0.0.1/mcp', { method: 'POST' });
+    const ctx = contextFor(original, { unreadBody });
+    let seen: Uint8Array | undefined;
     const { response } = await runStep(bodyCap({ maxBytes: CAP }), ctx, async (c) => {
-      seen = await c.request.text();
+      seen = c.body;
       return new Response('ok');
     });
     expect(response?.status).toBe(200);
     expect(asked).toEqual([CAP]);
-    expect(seen).toBe(text);
+    expect(new TextDecoder().decode(seen)).toBe(text);
+    expect(ctx.request).toBe(original);
     expect(new TextDecoder().decode(ctx.body)).toBe(text);
     expect(ctx.unreadBody).toBeUndefined();
   });
