@@ -1,11 +1,8 @@
-import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiAuditEntry, ApiInboxItem, ApiPage } from '../../src/gateway/api/api-types.js';
 import { screenshot, WAIT_MS } from './support/chromium.js';
 import { type Dashboard, openDashboard } from './support/dashboard.js';
-import { serveSwitchboard } from './support/switchboard-process.js';
+import { serveSwitchboard, tsxServer } from './support/switchboard-process.js';
 
 /**
  * The Resources and Prompts pages, and cancelling a tool call, against the kitchen-sink
@@ -14,26 +11,12 @@ import { serveSwitchboard } from './support/switchboard-process.js';
  * prompt `greet` with a required `name`, and `slow`, which waits as long as it is told to. The
  * server is untrusted (the default), so `slow` waits for an approval first.
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 let dashboard: Dashboard;
 
 beforeAll(async () => {
   dashboard = await openDashboard({
-    run: () =>
-      serveSwitchboard(async (project) => {
-        const config = {
-          servers: {
-            kitchen: {
-              command: process.execPath,
-              args: ['--import', 'tsx', join(ROOT, 'test/fixtures/kitchen-sink-main.ts')],
-              cwd: ROOT,
-            },
-          },
-        };
-        await writeFile(join(project, 'switchboard.json'), JSON.stringify(config, null, 2));
-      }),
+    run: () => serveSwitchboard({ servers: { kitchen: tsxServer('test/fixtures/kitchen-sink-main.ts') } }),
   });
-  await dashboard.untilConnected(['kitchen']);
 });
 
 afterAll(async () => {

@@ -1,42 +1,28 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { naturalWidth, screenshot, WAIT_MS } from './support/chromium.js';
 import { type Dashboard, openDashboard } from './support/dashboard.js';
-import { serveSwitchboard } from './support/switchboard-process.js';
+import { serveSwitchboard, tsxServer } from './support/switchboard-process.js';
 
 /**
  * A gateway that wants a bearer token (`switchboard serve`, auth mode "bearer"): the dashboard
  * asks for the token, keeps it for the tab, sends it on every request and stream, and loads
  * saved media with it (an <img> cannot send the header, so the bytes become a blob: URL).
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = randomBytes(24).toString('base64url');
 let dashboard: Dashboard;
 
 beforeAll(async () => {
   dashboard = await openDashboard({
     run: () =>
-      serveSwitchboard(async (project) => {
-        const config = {
-          servers: {
-            weather: {
-              command: process.execPath,
-              args: ['--import', 'tsx', join(ROOT, 'examples/servers/demo-weather.ts')],
-              cwd: ROOT,
-              trust: 'trusted',
-            },
+      serveSwitchboard({
+        servers: { weather: tsxServer('examples/servers/demo-weather.ts', { trust: 'trusted' }) },
+        gateway: {
+          auth: {
+            mode: 'bearer',
+            tokens: [{ id: 'browser-test', sha256: createHash('sha256').update(TOKEN).digest('hex') }],
           },
-          gateway: {
-            auth: {
-              mode: 'bearer',
-              tokens: [{ id: 'browser-test', sha256: createHash('sha256').update(TOKEN).digest('hex') }],
-            },
-          },
-        };
-        await writeFile(join(project, 'switchboard.json'), JSON.stringify(config, null, 2));
+        },
       }),
   });
 });

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -40,17 +40,26 @@ export function startSwitchboard(): Promise<RunningSwitchboard> {
 }
 
 /**
- * `switchboard serve --port 0` on the config `writeConfig` puts in a fresh project folder
- * (its argument), for gateway settings the demo does not have, such as bearer tokens.
+ * `switchboard serve --port 0` with `config` as the `switchboard.json` of a fresh project
+ * folder, for servers and gateway settings the demo does not have (fixtures, bearer tokens).
  */
-export function serveSwitchboard(
-  writeConfig: (projectDir: string) => Promise<void>,
-): Promise<RunningSwitchboard> {
+export function serveSwitchboard(config: Readonly<Record<string, unknown>>): Promise<RunningSwitchboard> {
   return runSwitchboard(async (dir) => {
-    await mkdir(join(dir, 'project'));
-    await writeConfig(join(dir, 'project'));
-    return ['--config', join(dir, 'project'), '--data-dir', join(dir, 'data'), 'serve', '--port', '0'];
+    const project = join(dir, 'project');
+    await mkdir(project);
+    await writeFile(join(project, 'switchboard.json'), JSON.stringify(config, null, 2));
+    return ['--config', project, '--data-dir', join(dir, 'data'), 'serve', '--port', '0'];
   });
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** A stdio server entry that runs `script` (a path from the repository's root) under tsx. */
+export function tsxServer(
+  script: string,
+  extra: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> {
+  return { command: process.execPath, args: ['--import', 'tsx', join(ROOT, script)], cwd: ROOT, ...extra };
 }
 
 async function runSwitchboard(
