@@ -2,8 +2,8 @@ import type { ApiInboxItem } from '../../src/gateway/api/api-types.js';
 import { SchemaFormView } from '../forms/schema-form-view.js';
 import { useSchemaForm } from '../forms/use-schema-form.js';
 import { ErrorBanner } from '../shell/error-banner.js';
-import { Deadline } from './deadline.js';
 import { DeclineButton } from './decline-button.js';
+import { InboxCard } from './inbox-card.js';
 import { useAnswer } from './use-answer.js';
 
 /**
@@ -12,23 +12,18 @@ import { useAnswer } from './use-answer.js';
  */
 export function ElicitationCard(props: { readonly item: ApiInboxItem }) {
   const { item } = props;
-  const titleId = `inbox-${item.id}-title`;
   return (
-    <article
-      class="card inbox-item"
-      aria-labelledby={titleId}
-      data-testid={`inbox-item-${item.id}`}
-      data-kind="elicitation"
-    >
-      <header class="card-header">
-        <h2 id={titleId}>
+    <InboxCard
+      item={item}
+      title={
+        <>
           <code>{item.server}</code> asks
-        </h2>
-        <Deadline deadline={item.deadline} />
-      </header>
+        </>
+      }
+    >
       <p class="inbox-message">{item.preview}</p>
       {item.mode === 'url' ? <UrlAnswer item={item} /> : <FormAnswer item={item} />}
-    </article>
+    </InboxCard>
   );
 }
 

@@ -3,6 +3,8 @@ import type { ApiServer } from '../../src/gateway/api/api-types.js';
 import { replaceServer } from '../live/live-state.js';
 import { useApp } from '../shell/app-context.js';
 import { ErrorBanner } from '../shell/error-banner.js';
+import { useAction } from '../shell/use-action.js';
+import { parseEntryJson } from './entry-json.js';
 
 type Kind = 'command' | 'url' | 'json';
 
@@ -19,8 +21,7 @@ export function AddServerForm(props: { readonly onDone: () => void }) {
   const [args, setArgs] = useState('');
   const [url, setUrl] = useState('');
   const [json, setJson] = useState('{\n  "command": "npx",\n  "args": []\n}');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const entry = (): unknown => {
     if (kind === 'command') {
@@ -28,29 +29,15 @@ export function AddServerForm(props: { readonly onDone: () => void }) {
       return { command: command.trim(), ...(list.length > 0 && { args: list }) };
     }
     if (kind === 'url') return { url: url.trim() };
-    try {
-      return JSON.parse(json);
-    } catch (caught) {
-      throw new Error(`The entry is not valid JSON: ${(caught as Error).message}`);
-    }
+    return parseEntryJson(json);
   };
 
-  const submit = async () => {
-    setError(undefined);
-    if (!name.trim()) {
-      setError(new Error('Give the server a name (letters, digits, "-" and "_").'));
-      return;
-    }
-    setBusy(true);
-    try {
+  const submit = () =>
+    run(async () => {
+      if (!name.trim()) throw new Error('Give the server a name (letters, digits, "-" and "_").');
       replaceServer(await client.post<ApiServer>('/api/servers', { name: name.trim(), entry: entry() }));
       props.onDone();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <form

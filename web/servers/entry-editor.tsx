@@ -4,7 +4,9 @@ import { segment } from '../api/api-client.js';
 import { replaceServer } from '../live/live-state.js';
 import { useApp } from '../shell/app-context.js';
 import { ErrorBanner } from '../shell/error-banner.js';
+import { useAction } from '../shell/use-action.js';
 import { useAsync } from '../state/use-async.js';
+import { parseEntryJson } from './entry-json.js';
 
 /** The server's configuration entry as JSON, to change and save (`PUT /api/servers/{name}`). */
 export function EntryEditor(props: { readonly name: string; readonly onDone: () => void }) {
@@ -13,29 +15,15 @@ export function EntryEditor(props: { readonly name: string; readonly onDone: () 
   const path = `/api/servers/${segment(props.name)}`;
   const loaded = useAsync(() => client.get<ApiServer & { entry: unknown }>(path), [client, path]);
   const [text, setText] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const shown = text ?? (loaded.data ? JSON.stringify(loaded.data.entry, null, 2) : '');
 
-  const save = async () => {
-    let entry: unknown;
-    try {
-      entry = JSON.parse(shown);
-    } catch (caught) {
-      setError(new Error(`The entry is not valid JSON: ${(caught as Error).message}`));
-      return;
-    }
-    setBusy(true);
-    setError(undefined);
-    try {
+  const save = () =>
+    run(async () => {
+      const entry = parseEntryJson(shown);
       replaceServer(await client.put<ApiServer>(path, { entry }));
       props.onDone();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <form

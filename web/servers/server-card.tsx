@@ -5,6 +5,7 @@ import { dropServer, replaceServer } from '../live/live-state.js';
 import { useApp } from '../shell/app-context.js';
 import { ErrorBanner } from '../shell/error-banner.js';
 import { routeHref } from '../shell/routes.js';
+import { useAction } from '../shell/use-action.js';
 import { EntryEditor } from './entry-editor.js';
 import { shortSource } from './short-source.js';
 import { StateBadge } from './state-badge.js';
@@ -13,23 +14,11 @@ import { StateBadge } from './state-badge.js';
 export function ServerCard(props: { readonly server: ApiServer; readonly canManage: boolean }) {
   const { server } = props;
   const { client } = useApp();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run: act } = useAction();
   const [editing, setEditing] = useState(false);
   const [confirmingRemove, setConfirmingRemove] = useState(false);
   const path = `/api/servers/${segment(server.name)}`;
 
-  const act = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
   const post = (verb: 'enable' | 'disable' | 'reload') =>
     act(async () => replaceServer(await client.post<ApiServer>(`${path}/${verb}`)));
   const titleId = `server-${server.name}-title`;
