@@ -109,16 +109,15 @@ export async function startHttpGateway(
   const media = host.mediaHandler();
 
   const handler = async (ctx: GatewayContext): Promise<Response> => {
-    const url = new URL(ctx.request.url);
-    const { method } = ctx.request;
+    const { pathname, method } = ctx.head;
     // The MCP path wins should it be configured inside one of the dashboard's.
-    const area = url.pathname === settings.path ? undefined : dashboardArea(url.pathname);
+    const area = pathname === settings.path ? undefined : dashboardArea(pathname);
     if (area === 'api') return api.handle(ctx);
     if (area === 'ui') return ui(ctx.request);
     if (area === 'media') return media(ctx.request);
     if (area === 'root' && (method === 'GET' || method === 'HEAD'))
-      return Response.redirect(new URL('/ui/', url), 302);
-    if (url.pathname === ssePath || url.pathname === messagesPath) {
+      return Response.redirect(new URL('/ui/', ctx.request.url), 302);
+    if (pathname === ssePath || pathname === messagesPath) {
       if (!settings.legacySse) {
         return jsonRpcError(
           404,
@@ -127,25 +126,33 @@ export async function startHttpGateway(
             `to serve it, or use Streamable HTTP at ${settings.path}.`,
         );
       }
-      const wanted = url.pathname === ssePath ? 'GET' : 'POST';
+      const wanted = pathname === ssePath ? 'GET' : 'POST';
       if (method !== wanted) return notAllowed(wanted);
-    } else if (url.pathname !== settings.path) {
+    } else if (pathname !== settings.path) {
       return jsonRpcError(404, -32000, `Not found; the MCP endpoint is ${settings.path}.`);
     }
     // The chain authenticated and authorized the caller before this point.
     const principal = ctx.principal!;
-    if (url.pathname === ssePath) return endpoint.openSse(principal, messagesPath);
+    if (pathname === ssePath) return endpoint.openSse(principal, messagesPath);
     let parsedBody: unknown;
     if (ctx.body && ctx.body.byteLength > 0) {
       try {
-        parsedBody = JSON.parse(Buffer.from(ctx.body).toString('utf8'));
+        parsedBody = JSON.parse(
+          Buffer.from(ctx.body.buffer, ctx.body.byteOffset, ctx.body.byteLength).toString('utf8'),
+        );
       } catch {
         return jsonRpcError(400, -32700, 'Parse error: the body is not JSON.');
       }
     }
-    if (url.pathname === messagesPath)
-      return endpoint.postSse(url.searchParams.get('sessionId'), principal, parsedBody, ctx.request);
-    return endpoint.handle(ctx.request, principal, parsedBody);
+    if (pathname === messagesPath) {
+      const sessionId = new URL(ctx.request.url).searchParams.get('sessionId');
+      return endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
+    }
+    return endpoint.handle(
+      { head: ctx.head, request: () => ctx.request, signal: ctx.signal },
+      principal,
+      parsedBody,
+    );
   };
   const web = buildSecurityChain(settings, handler, {
     bind: { host: settings.host, port: settings.port },

@@ -54,7 +54,13 @@ export interface GatewayLogger {
  * a web-standard MCP handler parsed, beside `ctx.request`.
  */
 export interface GatewayContext {
+  /**
+   * The web-standard request. Made on first use when the adapter serves the request: the
+   * chain's steps and the MCP fast path read `head` only, so a plain call never builds one.
+   */
   request: Request;
+  /** The request line and headers, read straight from the connection. */
+  readonly head: RequestHead;
   /** Set by the request-id step: the caller's `X-Request-Id` when safe, else a fresh one. */
   id: string;
   readonly remoteAddress: string;
@@ -110,7 +116,46 @@ export interface ConnectionInfo {
    * adapter does). Without it the chain wraps the request once more to get a signal it can abort.
    */
   readonly abort?: (reason: unknown) => void;
+  /** The signal `abort` aborts (the adapter's, with an `IncomingRequest`: there is no request to carry it yet). */
+  readonly signal?: AbortSignal;
 }
 
 /** A whole chain: web request in, web response out. Never throws. */
 export type WebHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;
+
+/**
+ * What the chain needs to know of a request before anything reads its body: the method, the
+ * path, the authority it was sent to and its headers. Building a web `Request` costs more than
+ * a whole plain tool call's own work, so the adapter hands over this view and makes the
+ * `Request` only when a step or handler asks for `ctx.request`.
+ */
+export interface RequestHead {
+  readonly method: string;
+  /** The URL's path, without the query. */
+  readonly pathname: string;
+  /** The URL's authority (the Host header when it is a plain one, else the local address). */
+  readonly host: string;
+  /** A header as `Headers.get` gives it: repeated fields joined with ", ", null when absent. */
+  header(name: string): string | null;
+}
+
+/** The head of a web request (in-process callers and tests hand the chain whole requests). */
+export function requestHead(request: Request): RequestHead {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    pathname: url.pathname,
+    host: url.host,
+    header: (name) => request.headers.get(name),
+  };
+}
+
+/** A request as the adapter hands it over: its head now, the web `Request` when asked for. */
+export interface IncomingRequest {
+  readonly head: RequestHead;
+  /** Builds the request (once); its signal is the one `info.abort` aborts. */
+  readonly request: () => Request;
+}
+
+/** The chain as the adapter calls it: no web `Request` unless something needs one. */
+export type IncomingHandler = (incoming: IncomingRequest, info: ConnectionInfo) => Promise<Response>;

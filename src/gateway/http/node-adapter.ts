@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestBody, WebHandler } from './context.js';
+import type { IncomingHandler, RequestBody, RequestHead, WebHandler } from './context.js';
 import { preparedBody } from './prepared-response.js';
 
 /** A running listener. `close()` stops accepting and ends every connection, streams included. */
@@ -25,7 +25,10 @@ export interface ListenOptions {
  * `Response` is written as it streams, SSE frames included, waiting for `drain` when the
  * client reads slowly.
  */
-export function listen(handler: WebHandler, options: ListenOptions): Promise<NodeListener> {
+export function listen(
+  handler: WebHandler & { incoming?: IncomingHandler },
+  options: ListenOptions,
+): Promise<NodeListener> {
   const server = createServer((req, res) => {
     serve(handler, req, res).catch((error: unknown) => {
       options.onError?.(error);
@@ -59,37 +62,84 @@ function bracketed(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-async function serve(handler: WebHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(
+  handler: WebHandler & { incoming?: IncomingHandler },
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
   });
   const body = hasBody(req) ? bodyReader(req) : undefined;
-  let request: Request;
-  try {
-    // The body is not on the request: the chain's body cap reads it from `body` below.
-    request = new Request(requestUrl(req), {
-      method: req.method ?? 'GET',
-      headers: requestHeaders(req),
-      signal: controller.signal,
-    });
-  } catch {
-    // Node parsed it, but it is no valid fetch request (a TRACE, a Host that is no authority).
-    res.writeHead(400, { connection: 'close', 'content-type': 'text/plain' }).end('Bad request\n');
-    return;
-  }
-  const response = await handler(request, {
+  const info = {
     remoteAddress: req.socket.remoteAddress ?? '',
     ...(req.socket.localPort !== undefined && { localPort: req.socket.localPort }),
-    abort: (reason) => controller.abort(reason),
+    abort: (reason: unknown) => controller.abort(reason),
+    signal: controller.signal,
     ...(body && { body }),
-  });
+  };
+  let response: Response;
+  if (handler.incoming) {
+    const url = requestUrl(req);
+    if (url === undefined) return badRequest(res);
+    // The body is not on the request: the chain's body cap reads it from `info.body`.
+    const made = () =>
+      new Request(url.href, {
+        method: req.method ?? 'GET',
+        headers: requestHeaders(req),
+        signal: controller.signal,
+      });
+    // Node parsed it, but fetch refuses these methods: answered as the web path answers them.
+    if (FORBIDDEN_METHOD.test(req.method ?? '')) return badRequest(res);
+    response = await handler.incoming({ head: headOf(req, url), request: once(made) }, info);
+  } else {
+    let request: Request;
+    try {
+      const url = requestUrl(req);
+      if (url === undefined) return badRequest(res);
+      request = new Request(url.href, {
+        method: req.method ?? 'GET',
+        headers: requestHeaders(req),
+        signal: controller.signal,
+      });
+    } catch {
+      return badRequest(res);
+    }
+    response = await handler(request, info);
+  }
   await writeResponse(res, response, {
     head: req.method === 'HEAD',
     // A body left unread (a refused upload) is not drained: closing the connection is cheaper,
     // and the next request could not be parsed from the middle of this one anyway.
     close: body !== undefined && !body.ended(),
   });
+}
+
+/** Methods a fetch `Request` refuses (Fetch standard, "forbidden method"). */
+const FORBIDDEN_METHOD = /^(CONNECT|TRACE|TRACK)$/i;
+
+/** Node parsed it, but it is no valid fetch request (a TRACE, a Host that is no authority). */
+function badRequest(res: ServerResponse): void {
+  res.writeHead(400, { connection: 'close', 'content-type': 'text/plain' }).end('Bad request\n');
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}
+
+/** The request's head, read from Node's parse (headers as a web `Headers` would give them). */
+function headOf(req: IncomingMessage, url: { pathname: string; host: string }): RequestHead {
+  return {
+    method: req.method ?? 'GET',
+    pathname: url.pathname,
+    host: url.host,
+    header: (name) => req.headersDistinct[name]?.join(', ') ?? null,
+  };
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -103,14 +153,18 @@ function hasBody(req: IncomingMessage): boolean {
  * header is missing or not a plain authority. Only the path of the request line is used: an
  * absolute-form target cannot choose the URL's origin.
  */
-function requestUrl(req: IncomingMessage): string {
+function requestUrl(req: IncomingMessage): URL | undefined {
   const path = req.url?.startsWith('/') ? req.url : '/';
   const host = req.headers.host;
   const authority =
     host !== undefined && /^[A-Za-z0-9.\-[\]:]+$/.test(host)
       ? host
       : `${bracketed(req.socket.localAddress ?? '127.0.0.1')}:${req.socket.localPort ?? 0}`;
-  return `http://${authority}${path}`;
+  try {
+    return new URL(`http://${authority}${path}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function requestHeaders(req: IncomingMessage): Headers {

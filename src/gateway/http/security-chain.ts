@@ -4,11 +4,21 @@ import { apiError } from '../api/api-errors.js';
 import { streamLogger } from './access-log.js';
 import { isLoopbackHost } from './addresses.js';
 import { compose } from './compose.js';
-import type { GatewayContext, GatewayLogger, Handler, Middleware, WebHandler } from './context.js';
+import {
+  type ConnectionInfo,
+  type GatewayContext,
+  type GatewayLogger,
+  type Handler,
+  type IncomingHandler,
+  type Middleware,
+  type RequestHead,
+  requestHead,
+  type WebHandler,
+} from './context.js';
 import { HttpError, RPC_INTERNAL_ERROR } from './http-error.js';
 import { authenticate } from './middleware/authenticate.js';
 import { authorize } from './middleware/authorize.js';
-import { bodyCap } from './middleware/body-cap.js';
+import { bodyCap, streamedBody } from './middleware/body-cap.js';
 import { hostOrigin } from './middleware/host-origin.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
@@ -43,7 +53,7 @@ export function buildSecurityChain(
   settings: GatewayConfig,
   handler: Handler,
   options: SecurityChainOptions,
-): WebHandler {
+): SecurityChain {
   const log = options.log ?? streamLogger();
   const now = options.now ?? Date.now;
   const insecure = checkExposure(settings, options.bind, log);
@@ -93,26 +103,54 @@ export function buildSecurityChain(
   const isPublic = options.isPublic;
   if (isPublic) {
     // Public paths go from here straight to the handler, past authentication and what follows.
-    steps.splice(FIRST_GUARDED_STEP, 0, (ctx, next) =>
-      isPublic(new URL(ctx.request.url).pathname) ? handler(ctx) : next(),
-    );
+    steps.splice(FIRST_GUARDED_STEP, 0, (ctx, next) => (isPublic(ctx.head.pathname) ? handler(ctx) : next()));
   }
   const run = compose(steps, handler, (error, ctx) => errorResponse(error, ctx, settings.path));
-  return (request, info) => {
-    const own = info.abort ? { request, abort: info.abort } : abortable(request);
-    return run({
-      request: own.request,
+  const context = (
+    request: () => Request,
+    head: RequestHead,
+    signal: AbortSignal,
+    abort: (reason: unknown) => void,
+    info: ConnectionInfo,
+  ): GatewayContext => {
+    let made: Request | undefined;
+    return {
+      get request() {
+        made ??= request();
+        return made;
+      },
+      set request(replaced: Request) {
+        made = replaced;
+      },
+      head,
       id: '',
       remoteAddress: info.remoteAddress,
       ...(info.localPort !== undefined && { localPort: info.localPort }),
       startedAt: now(),
       ...(info.body && { unreadBody: info.body }),
-      signal: own.request.signal,
-      abort: own.abort,
+      signal,
+      abort,
       log,
-    });
+    };
   };
+  const chain: SecurityChain = async (request, info) => {
+    const own = info.abort ? { request, abort: info.abort } : abortable(request);
+    const body = info.body ?? (own.request.body ? streamedBody(own.request.body) : undefined);
+    const ctx = context(() => own.request, requestHead(own.request), own.request.signal, own.abort, {
+      ...info,
+      ...(body && { body }),
+    });
+    return run(ctx);
+  };
+  chain.incoming = (incoming, info) => {
+    if (!info.abort || !info.signal) throw new Error('The adapter must hand over the signal it aborts.');
+    return run(context(incoming.request, incoming.head, info.signal, info.abort, info));
+  };
+  return chain;
 }
+
+/** The chain as `buildSecurityChain` returns it: a web handler, and the adapter's way in. */
+export type SecurityChain = WebHandler & { incoming?: IncomingHandler };
 
 /**
  * The index of authentication in the steps above: it and the steps after it guard data, so
@@ -175,7 +213,7 @@ function rpcErrorResponse(
  * JSON-RPC one, with the same status and headers.
  */
 function errorResponse(error: unknown, ctx: GatewayContext, mcpPath: string): Response {
-  const pathname = new URL(ctx.request.url).pathname;
+  const { pathname } = ctx.head;
   const api = pathname !== mcpPath && (pathname === '/api' || pathname.startsWith('/api/'));
   if (error instanceof HttpError) {
     if (error.status >= 500) ctx.log.error(`request ${ctx.id}: ${error.message}`, error.cause ?? error);

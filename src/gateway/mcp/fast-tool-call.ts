@@ -11,6 +11,7 @@ import {
 import type { RelayAnswer } from '../../client/relay.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
+import type { RequestHead } from '../http/context.js';
 import { consentWouldAsk } from './consent-gate.js';
 import type { GatewayPrincipal, GatewayServerOptions } from './gateway-server.js';
 import { servedTools } from './gateway-server.js';
@@ -69,7 +70,8 @@ export interface FastToolCallOptions {
 export interface FastToolCallRequest {
   /** The call, as `plainToolCall` found it in the request. */
   readonly call: PlainToolCall;
-  readonly request: Request;
+  /** Aborts when the client goes away (or the request times out): cancels the call upstream. */
+  readonly signal: AbortSignal;
   readonly principal: GatewayPrincipal;
   /** Answers through the full path, with the call already settled when it was run here. */
   readonly fullPath: (settled?: SettledCall) => Promise<Response>;
@@ -93,7 +95,7 @@ const ENVELOPE_KEYS = new Set([
  */
 export function fastToolCall(options: FastToolCallOptions): FastToolCall {
   const { host } = options;
-  return async ({ call, request, principal, fullPath }) => {
+  return async ({ call, signal, principal, fullPath }) => {
     // With no tools exposed the full path's server advertises none: what the SDK answers then is its own.
     if (options.exposeTools.length === 0) return undefined;
     const entry = servedTools(host, principal, options.naming, options.exposeTools, options.management).get(
@@ -115,17 +117,17 @@ export function fastToolCall(options: FastToolCallOptions): FastToolCall {
         entry.name,
         call.args,
         { clientCapabilities: call.clientCapabilities },
-        { session: principal.id, signal: request.signal },
+        { session: principal.id, signal },
       );
     } catch (error) {
-      if (request.signal.aborted) return clientGone();
+      if (signal.aborted) return clientGone();
       // As withCallRelays: policy and approval outcomes are tool errors the model should read.
       if (isSwitchboardError(error, 'POLICY_DENIED') || isSwitchboardError(error, 'APPROVAL_DECLINED'))
         return succeed(call.id, errorResult(error.message));
       const failure = toProtocolError(error);
       return jsonRpcErrorResult(call.id, failure) ?? fullPath({ kind: 'failed', error: failure });
     }
-    if (request.signal.aborted) return clientGone();
+    if (signal.aborted) return clientGone();
     if (answer.kind === 'complete' && plainToolResult(answer.raw)) return succeed(call.id, answer.raw);
     return fullPath({ kind: 'relayed', entry, answer });
   };
@@ -144,30 +146,21 @@ export interface PlainToolCall {
  * described at `FastToolCallOptions`; undefined for anything else. Pure: reads the request's
  * method and headers only.
  */
-export function plainToolCall(request: Request, body: unknown): PlainToolCall | undefined {
-  if (!isPlainObject(body) || body.method !== 'tools/call' || request.method !== 'POST') return undefined;
+export function plainToolCall(head: RequestHead, body: unknown): PlainToolCall | undefined {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || head.method !== 'POST') return undefined;
   const { id, params } = body;
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   if (!isPlainObject(params) || !hasOnlyKeys(params, PARAM_KEYS)) return undefined;
   const { name, arguments: args, _meta: meta } = params;
   if (typeof name !== 'string' || !isPlainObject(meta) || !hasOnlyKeys(meta, ENVELOPE_KEYS)) return undefined;
   if (args !== undefined && !isPlainObject(args)) return undefined;
-  const { headers } = request;
-  if (!isJsonContentType(headers.get('content-type'))) return undefined;
-  const version = headers.get('mcp-protocol-version');
-  const method = headers.get('mcp-method');
-  const toolName = headers.get('mcp-name');
+  if (!isJsonContentType(head.header('content-type'))) return undefined;
+  const version = head.header('mcp-protocol-version');
+  const method = head.header('mcp-method');
+  const toolName = head.header('mcp-name');
   // Exact values only: whitespace, a Base64-encoded name or any mismatch is the SDK's to judge.
   if (version !== MODERN || method !== 'tools/call' || toolName !== name) return undefined;
-  const route = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: version,
-    mcpMethodHeader: method,
-    mcpNameHeader: toolName,
-    body,
-  });
-  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN)
-    return undefined;
+  if (!classifiedModern(body, version, method, toolName)) return undefined;
   const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
   return {
     id,
@@ -176,6 +169,47 @@ export function plainToolCall(request: Request, body: unknown): PlainToolCall | 
     clientCapabilities: isPlainObject(capabilities) ? capabilities : {},
   };
 }
+
+/**
+ * Whether the SDK's classifier routes this request to 2026-07-28. It validates the body with
+ * zod, which costs more than the rest of the fast path's checks together; for the plain form
+ * checked above its verdict depends only on the body's top-level keys, the id's kind and the
+ * `_meta` envelope (the headers are fixed by then, and it reads nothing of `name` or
+ * `arguments`), so verdicts are kept by those, for the few envelopes clients send.
+ */
+function classifiedModern(
+  body: Record<string, unknown>,
+  version: string,
+  method: string,
+  name: string,
+): boolean {
+  const { id } = body;
+  const plainShape = hasOnlyKeys(body, BODY_KEYS) && body.jsonrpc === '2.0';
+  const key = plainShape
+    ? `${typeof id}:${Number.isInteger(id)}:${JSON.stringify((body.params as Record<string, unknown>)._meta)}`
+    : undefined;
+  const known = key === undefined ? undefined : verdicts.get(key);
+  if (known !== undefined) return known;
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: version,
+    mcpMethodHeader: method,
+    mcpNameHeader: name,
+    body,
+  });
+  const modern =
+    route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN;
+  if (key !== undefined) {
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, modern);
+  }
+  return modern;
+}
+
+const BODY_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** The classifier's verdicts by body shape and envelope (see `classifiedModern`); a few clients' worth. */
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 256;
 
 function succeed(id: string | number, result: CallToolResult): Response {
   return jsonRpcResultResponse(id, encodeToolResult(result));

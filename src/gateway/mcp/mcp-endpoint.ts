@@ -9,6 +9,7 @@ import {
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { type RequestHead, requestHead } from '../http/context.js';
 import { type EventStoreLimits, GatewayEventStore } from './event-store.js';
 import { type FastToolCall, plainToolCall } from './fast-tool-call.js';
 import type { GatewayPrincipal } from './gateway-server.js';
@@ -80,17 +81,26 @@ export class McpEndpoint {
     return this.sessions.size;
   }
 
-  /** Serves one request of `principal` (already authenticated by the security chain). */
-  async handle(request: Request, principal: GatewayPrincipal, parsedBody?: unknown): Promise<Response> {
+  /**
+   * Serves one request of `principal` (already authenticated by the security chain): a web
+   * request, or the chain's view of one, whose `Request` is built only if the fast path
+   * declines the call.
+   */
+  async handle(
+    source: Request | RequestSource,
+    principal: GatewayPrincipal,
+    parsedBody?: unknown,
+  ): Promise<Response> {
+    const { head, request, signal } = source instanceof Request ? sourceOf(source) : source;
     const fast = this.options.fastToolCall;
-    const call = fast ? plainToolCall(request, parsedBody) : undefined;
+    const call = fast ? plainToolCall(head, parsedBody) : undefined;
     // A plain call is a 2026-07-28 request by the SDK's own classifier: not legacy, no need to ask twice.
-    if (!call && (await isLegacyRequest(request, parsedBody)))
-      return this.legacy(request, principal, parsedBody);
-    const mismatch = this.paramHeaderRefusal(request, principal, parsedBody);
+    if (!call && (await isLegacyRequest(request(), parsedBody)))
+      return this.legacy(request(), principal, parsedBody);
+    const mismatch = this.paramHeaderRefusal(head, principal, parsedBody);
     if (mismatch) return mismatch;
     const fullPath = (settled?: SettledCall) =>
-      this.modern.fetch(request, {
+      this.modern.fetch(request(), {
         authInfo: {
           token: '',
           clientId: principal.id,
@@ -100,7 +110,7 @@ export class McpEndpoint {
         ...(parsedBody !== undefined && { parsedBody }),
       });
     if (fast && call) {
-      const answer = await fast({ call, request, principal, fullPath });
+      const answer = await fast({ call, signal, principal, fullPath });
       if (answer) return answer;
     }
     return fullPath();
@@ -186,7 +196,7 @@ export class McpEndpoint {
    * headers say one thing and body another must not be served.
    */
   private paramHeaderRefusal(
-    request: Request,
+    head: RequestHead,
     principal: GatewayPrincipal,
     body: unknown,
   ): Response | undefined {
@@ -197,7 +207,7 @@ export class McpEndpoint {
     const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
     const tool = typeof name === 'string' ? this.options.toolFor(principal, name) : undefined;
     if (!tool || typeof args !== 'object' || args === null) return undefined;
-    const mismatch = checkParamHeaders(tool, args as Record<string, unknown>, request.headers);
+    const mismatch = checkParamHeaders(tool, args as Record<string, unknown>, { get: head.header });
     if (!mismatch) return undefined;
     return Response.json(
       {
@@ -306,6 +316,17 @@ function asNegotiated(request: Request, server: Server): Request {
   const headers = new Headers(request.headers);
   headers.set('mcp-protocol-version', negotiated);
   return new Request(request, { headers });
+}
+
+/** A request as the chain sees it: its head, the web `Request` when needed, and its signal. */
+export interface RequestSource {
+  readonly head: RequestHead;
+  readonly request: () => Request;
+  readonly signal: AbortSignal;
+}
+
+function sourceOf(request: Request): RequestSource {
+  return { head: requestHead(request), request: () => request, signal: request.signal };
 }
 
 // Unreachable with the security chain in front (it always passes a principal); allows nothing.

@@ -1,10 +1,12 @@
-import type {
-  AccessLogEntry,
-  GatewayContext,
-  GatewayLogger,
-  Middleware,
+import {
+  type AccessLogEntry,
+  type GatewayContext,
+  type GatewayLogger,
+  type Middleware,
+  requestHead,
 } from '../../../src/gateway/http/context.js';
 import { HttpError } from '../../../src/gateway/http/http-error.js';
+import { streamedBody } from '../../../src/gateway/http/middleware/body-cap.js';
 
 /** A logger that keeps what it is told, for assertions. */
 export interface RecordingLogger extends GatewayLogger {
@@ -34,6 +36,9 @@ export function recordingLogger(): RecordingLogger {
 export function contextFor(request: Request, overrides: Partial<GatewayContext> = {}): GatewayContext {
   return {
     request,
+    head: requestHead(request),
+    // As the chain does for a request handed in whole: the body cap reads its stream.
+    ...(request.body && { unreadBody: streamedBody(request.body) }),
     id: 'test-id',
     remoteAddress: '127.0.0.1',
     startedAt: 0,

@@ -92,6 +92,62 @@ describe('node adapter', () => {
     expect((await fetch(`${url}/mcp`)).status).toBe(401);
   });
 
+  it('hands the chain a head that reads as the web request does, repeated fields included', async () => {
+    const { url } = await serve(async (ctx) => {
+      const head = {
+        method: ctx.head.method,
+        pathname: ctx.head.pathname,
+        host: ctx.head.host,
+        dup: ctx.head.header('x-dup'),
+        auth: ctx.head.header('authorization'),
+        missing: ctx.head.header('x-missing'),
+      };
+      if (ctx.head.pathname === '/head-only') return Response.json(head);
+      const { request } = ctx;
+      return Response.json({
+        head,
+        request: {
+          method: request.method,
+          url: request.url,
+          dup: request.headers.get('x-dup'),
+          auth: request.headers.get('authorization'),
+        },
+        same: ctx.request === request,
+      });
+    });
+    const headers = { ...auth, 'x-dup': ['a', 'b'] } as unknown as Record<string, string>;
+    const headOnly = await rawRequest(`${url}/head-only?q=1`, { method: 'POST', headers });
+    const { port } = new URL(url);
+    expect(JSON.parse(headOnly.body)).toEqual({
+      method: 'POST',
+      pathname: '/head-only',
+      host: `127.0.0.1:${port}`,
+      dup: 'a, b',
+      auth: `Bearer ${TOKEN}`,
+      missing: null,
+    });
+    const both = JSON.parse((await rawRequest(`${url}/mcp?q=1`, { method: 'POST', headers })).body);
+    // The head says what the web request says, repeated fields included.
+    expect(both.request).toEqual({
+      method: 'POST',
+      url: `${url}/mcp?q=1`,
+      dup: 'a, b',
+      auth: `Bearer ${TOKEN}`,
+    });
+    expect(both.head.dup).toBe(both.request.dup);
+    expect(both.same).toBe(true);
+  });
+
+  it('refuses a method fetch forbids (TRACE) with 400 before the chain runs', async () => {
+    let ran = false;
+    const { url } = await serve(async () => {
+      ran = true;
+      return new Response('no');
+    });
+    expect((await rawRequest(`${url}/mcp`, { method: 'TRACE', headers: auth })).status).toBe(400);
+    expect(ran).toBe(false);
+  });
+
   it('writes a prepared body at once, with the headers the chain added', async () => {
     const { url } = await serve(async () =>
       preparedResponse('{"answer":42}', { status: 201, headers: { 'content-type': 'application/json' } }),

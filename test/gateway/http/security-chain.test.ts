@@ -297,6 +297,67 @@ describe('buildSecurityChain', () => {
   });
 });
 
+describe('buildSecurityChain from the adapter (head first, request on demand)', () => {
+  /** The chain's adapter entry, with a request maker that counts how often it is asked. */
+  function incoming(options: { path?: string; headers?: Record<string, string>; handler: Handler }) {
+    const chain = buildSecurityChain(resolveGateway(parseGateway(BEARER, 'test.json')), options.handler, {
+      bind: { host: '127.0.0.1', port: 7777 },
+      log: recordingLogger(),
+    });
+    const url = `http://127.0.0.1:7777${options.path ?? '/mcp'}`;
+    const headers = new Headers({ host: '127.0.0.1:7777', ...options.headers });
+    const controller = new AbortController();
+    let built = 0;
+    const made = new Request(url, { method: 'POST', headers, signal: controller.signal });
+    const run = chain.incoming!(
+      {
+        head: {
+          method: 'POST',
+          pathname: new URL(url).pathname,
+          host: '127.0.0.1:7777',
+          header: (name) => headers.get(name),
+        },
+        request: () => {
+          built += 1;
+          return made;
+        },
+      },
+      { remoteAddress: '127.0.0.1', abort: (reason) => controller.abort(reason), signal: controller.signal },
+    );
+    return { run, built: () => built };
+  }
+
+  it('runs every step on the head alone: a handler that reads only the head never builds a request', async () => {
+    const served = incoming({
+      headers: bearer(),
+      handler: async (ctx) => Response.json({ who: ctx.principal?.id }),
+    });
+    const response = await served.run;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ who: 'ci' });
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.built()).toBe(0);
+  });
+
+  it('builds the request once for a handler that reads it, and refuses without building one', async () => {
+    const reading = incoming({
+      headers: bearer(),
+      handler: async (ctx) => {
+        const first = ctx.request;
+        return Response.json({ same: ctx.request === first, url: first.url });
+      },
+    });
+    expect(await (await reading.run).json()).toEqual({ same: true, url: 'http://127.0.0.1:7777/mcp' });
+    expect(reading.built()).toBe(1);
+    const refused = incoming({
+      headers: { ...bearer(), origin: 'https://evil.example' },
+      handler: async () => new Response('never'),
+    });
+    expect((await refused.run).status).toBe(403);
+    expect(refused.built()).toBe(0);
+  });
+});
+
 describe('buildSecurityChain with a JWKS URL', () => {
   let jwks: Awaited<ReturnType<typeof startJwksServer>>;
   beforeAll(async () => {

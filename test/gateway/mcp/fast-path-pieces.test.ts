@@ -1,4 +1,6 @@
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { requestHead } from '../../../src/gateway/http/context.js';
 import { plainToolCall } from '../../../src/gateway/mcp/fast-tool-call.js';
 import {
   encodeToolResult,
@@ -45,7 +47,7 @@ function offer(
       ...options.params,
     },
   };
-  return plainToolCall(request, body);
+  return plainToolCall(requestHead(request), body);
 }
 
 describe('plainToolCall', () => {
@@ -95,6 +97,54 @@ describe('plainToolCall', () => {
     for (const [what, options] of declined) expect(offer(options), what).toBeUndefined();
   });
 });
+
+describe('plainToolCall remembers the classifier verdicts by envelope', () => {
+  it('agrees with the SDK classifier on every shape, asked first or asked again', () => {
+    const shapes: [string, Parameters<typeof offer>[0]][] = [
+      ['plain', {}],
+      ['a bad client info', { meta: { 'io.modelcontextprotocol/clientInfo': { name: 7 } } }],
+      ['bad capabilities', { meta: { 'io.modelcontextprotocol/clientCapabilities': 'all' } }],
+      ['a string id', { body: plainBody({ id: 'a' }) }],
+      ['a fractional id', { body: plainBody({ id: 1.5 }) }],
+      ['another jsonrpc', { body: plainBody({ jsonrpc: '1.0' }) }],
+      ['an extra top-level key', { body: plainBody({ extra: true }) }],
+    ];
+    for (let pass = 0; pass < 3; pass++) {
+      for (const [what, options] of shapes) {
+        const body =
+          options?.body ??
+          plainBody({ params: { ...plainBody().params, _meta: { ...ENVELOPE, ...options?.meta } } });
+        const route = classifyInboundRequest({
+          httpMethod: 'POST',
+          protocolVersionHeader: '2026-07-28',
+          mcpMethodHeader: 'tools/call',
+          mcpNameHeader: 'echo',
+          body,
+        });
+        const sdkSaysModern =
+          route.kind === 'modern' &&
+          route.messageKind === 'request' &&
+          route.classification.revision === '2026-07-28';
+        expect(offer({ body }) !== undefined, `${what}, pass ${pass}`).toBe(sdkSaysModern);
+      }
+    }
+    // The plain call is taken, the broken envelopes are not: the verdicts do not leak into each other.
+    expect(offer()).toBeDefined();
+    expect(offer({ meta: { 'io.modelcontextprotocol/clientInfo': { name: 7 } } })).toBeUndefined();
+  });
+});
+
+function plainBody(
+  overrides: Record<string, unknown> = {},
+): { params: Record<string, unknown> } & Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hi' }, _meta: ENVELOPE },
+    ...overrides,
+  };
+}
 
 describe('plainToolResult and encodeToolResult', () => {
   it('writes plain results itself, stamped as the SDK does', () => {

@@ -66,16 +66,15 @@ export function authenticate(options: AuthenticateOptions): Middleware {
     metadata && metadataPath(metadata.resource ? new URL(metadata.resource).pathname : options.path);
 
   return async (ctx, next) => {
-    if (metadata && new URL(ctx.request.url).pathname === documentPath) {
+    if (metadata && ctx.head.pathname === documentPath) {
       return metadataResponse(ctx.request, metadata, resourceUrl(metadata, ctx.request, options.path));
     }
-    const discovery = metadata && {
-      resourceMetadataUrl: metadataUrl(resourceUrl(metadata, ctx.request, options.path)),
-    };
-    const token = bearerToken(ctx.request.headers.get('authorization'));
+    const discovery = () =>
+      metadata && { resourceMetadataUrl: metadataUrl(resourceUrl(metadata, ctx.request, options.path)) };
+    const token = bearerToken(ctx.head.header('authorization'));
     if (token === undefined) {
       throw new HttpError(401, 'Authentication required: send "Authorization: Bearer <token>".', {
-        headers: { 'WWW-Authenticate': bearerChallenge({ ...discovery }) },
+        headers: { 'WWW-Authenticate': bearerChallenge({ ...discovery() }) },
       });
     }
     try {
@@ -84,7 +83,7 @@ export function authenticate(options: AuthenticateOptions): Middleware {
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;
       throw new HttpError(401, `The token was refused: ${error.description}.`, {
-        headers: { 'WWW-Authenticate': bearerChallenge({ description: error.description, ...discovery }) },
+        headers: { 'WWW-Authenticate': bearerChallenge({ description: error.description, ...discovery() }) },
       });
     }
     return next();

@@ -1,15 +1,15 @@
-import type { Middleware } from '../context.js';
+import type { Middleware, RequestBody } from '../context.js';
 import { HttpError } from '../http-error.js';
 
 /**
- * Reads the request body once (`ctx.unreadBody` from the adapter, else the request's stream),
- * refusing it with 413 as soon as more than `maxBytes` arrived.
+ * Reads the request body once (`ctx.unreadBody`: from the adapter, or the request's own stream
+ * for in-process callers), refusing it with 413 as soon as more than `maxBytes` arrived.
  * A `Content-Length` above the cap is refused before reading, but the count is kept while
  * reading too: the header can lie, and a chunked body has none. Downstream steps get the bytes
  * as `ctx.body`, so nothing reads the socket twice and nothing after this step can be made to
  * buffer more than the cap. A request that came with its own body stream (in-process use) is
  * replaced by one whose body is those bytes; the adapter's request, which never had a body,
- * is handed on as it is: its body is `ctx.body`.
+ * is handed on as it is (and not built here): its body is `ctx.body`.
  */
 export function bodyCap(options: { maxBytes: number }): Middleware {
   const { maxBytes } = options;
@@ -19,33 +19,40 @@ export function bodyCap(options: { maxBytes: number }): Middleware {
       `The request body is larger than this gateway accepts (${maxBytes} bytes). Send less.`,
     );
   return async (ctx, next) => {
-    const { request } = ctx;
     const unread = ctx.unreadBody;
-    const stream = request.body;
-    if (unread === undefined && stream === null) return next();
+    if (unread === undefined) return next();
     ctx.unreadBody = undefined;
-    const declared = request.headers.get('content-length');
+    const declared = ctx.head.header('content-length');
     if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
-      if (unread) unread.discard();
-      else await stream?.cancel().catch(() => {});
+      unread.discard();
       throw tooLarge();
     }
-    const body = unread
-      ? await unread.read(maxBytes)
-      : stream
-        ? await readCapped(stream, maxBytes)
-        : undefined;
+    const body = await unread.read(maxBytes);
     if (body === undefined) throw tooLarge();
     ctx.body = body;
-    // The adapter's request never had a body: it goes on as it is, the bytes beside it (a
-    // second Request holding them would cost more than the rest of a small call's chain).
-    if (unread) return next();
+    if (!(unread instanceof StreamedBody)) return next();
+    const { request } = ctx;
     const headers = new Headers(request.headers);
     headers.set('content-length', String(body.byteLength));
     headers.delete('transfer-encoding');
     ctx.request = new Request(request.url, { method: request.method, headers, body, signal: ctx.signal });
     return next();
   };
+}
+
+/** The body stream of a request handed in whole (in-process use), for the body cap to read. */
+export function streamedBody(stream: ReadableStream<Uint8Array>): RequestBody {
+  return new StreamedBody(stream);
+}
+
+class StreamedBody implements RequestBody {
+  constructor(private readonly stream: ReadableStream<Uint8Array>) {}
+  read(maxBytes: number): Promise<Uint8Array | undefined> {
+    return readCapped(this.stream, maxBytes);
+  }
+  discard(): void {
+    this.stream.cancel().catch(() => {});
+  }
 }
 
 /** The whole stream, or undefined (and the stream cancelled) once it passes `maxBytes`. */

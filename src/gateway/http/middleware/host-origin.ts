@@ -35,14 +35,14 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
     return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
   };
   return async (ctx, next) => {
-    const host = ctx.request.headers.get('host') ?? new URL(ctx.request.url).host;
+    const host = ctx.head.header('host') ?? ctx.head.host;
     if (!hostAllowed(host, ctx.localPort ?? options.port)) {
       throw new HttpError(
         403,
         `Host ${JSON.stringify(host.slice(0, 100))} is not allowed. Connect through localhost, or add the host to gateway.allowedHosts.`,
       );
     }
-    const origin = ctx.request.headers.get('origin');
+    const origin = ctx.head.header('origin');
     if (origin !== null && !originAllowed(origin)) {
       throw new HttpError(
         403,

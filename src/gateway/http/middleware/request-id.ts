@@ -22,14 +22,14 @@ export function requestId(options: RequestIdOptions = {}): Middleware {
   const now = options.now ?? Date.now;
   const generate = options.generate ?? randomUUID;
   return async (ctx, next) => {
-    const sent = ctx.request.headers.get('x-request-id');
+    const sent = ctx.head.header('x-request-id');
     ctx.id = sent !== null && SAFE_REQUEST_ID.test(sent) ? sent : generate();
     const response = await next();
     ctx.log.access({
       at: new Date(),
       id: ctx.id,
-      method: ctx.request.method,
-      path: new URL(ctx.request.url).pathname,
+      method: ctx.head.method,
+      path: ctx.head.pathname,
       status: response.status,
       ms: now() - ctx.startedAt,
       ...(ctx.principal && { principal: ctx.principal.id }),
