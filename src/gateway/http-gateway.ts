@@ -4,6 +4,7 @@ import { createApiHandler } from './api/api-handler.js';
 import type { GatewayContext, GatewayLogger } from './http/context.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
+import { fastSessionCall } from './mcp/fast-session-call.js';
 import { fastToolCall } from './mcp/fast-tool-call.js';
 import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
@@ -46,14 +47,23 @@ export async function startHttpGateway(
     /** Where the dashboard's built files are (default: dist/web of this package). */
     readonly uiDir?: string;
     /**
-     * Serve every 2026-07-28 `tools/call` through the SDK's per-request server, never through
-     * the fast path (fast-tool-call.ts); for comparing the two. Default false.
+     * Serve every `tools/call` through the SDK (its per-request server, or the session's
+     * transport), never through the fast paths (fast-tool-call.ts, fast-session-call.ts); for
+     * comparing the two. Default false.
      */
     readonly fullPathOnly?: boolean;
   } = {},
 ): Promise<HttpGateway> {
   const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
   const relayState = relayStateCodec(options.relayStateKey ?? relayStateKey());
+  const fastOptions = {
+    host,
+    naming: settings.names,
+    exposeTools: settings.expose.tools,
+    consent: settings.consent,
+    limits: settings.limits,
+    management: settings.management,
+  };
   const endpoint = new McpEndpoint({
     build: (principal) =>
       createGatewayServer({
@@ -80,14 +90,8 @@ export async function startHttpGateway(
       return served && (served.tool.name === name ? served.tool : { ...served.tool, name });
     },
     ...(!options.fullPathOnly && {
-      fastToolCall: fastToolCall({
-        host,
-        naming: settings.names,
-        exposeTools: settings.expose.tools,
-        consent: settings.consent,
-        limits: settings.limits,
-        management: settings.management,
-      }),
+      fastToolCall: fastToolCall(fastOptions),
+      fastSessionCall: fastSessionCall(fastOptions),
     }),
   });
   const onCatalog = () => endpoint.listsChanged();
@@ -148,11 +152,15 @@ export async function startHttpGateway(
       const sessionId = new URL(ctx.request.url).searchParams.get('sessionId');
       return endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
     }
-    return endpoint.handle(
-      { head: ctx.head, request: () => ctx.request, signal: ctx.signal },
-      principal,
-      parsedBody,
-    );
+    const source = {
+      head: ctx.head,
+      request: () => ctx.request,
+      // Read only by the calls that need it (it is made on first use).
+      get signal() {
+        return ctx.signal;
+      },
+    };
+    return endpoint.handle(source, principal, parsedBody);
   };
   const web = buildSecurityChain(settings, handler, {
     bind: { host: settings.host, port: settings.port },

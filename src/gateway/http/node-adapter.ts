@@ -67,16 +67,24 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const controller = new AbortController();
+  // The request's signal is made when something asks for it: most answers never do, and an
+  // AbortController costs more than some of them.
+  let controller: AbortController | undefined;
+  const control = () => {
+    controller ??= new AbortController();
+    return controller;
+  };
   res.on('close', () => {
-    if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
+    if (!res.writableFinished) control().abort(new Error('The client disconnected.'));
   });
   const body = hasBody(req) ? bodyReader(req) : undefined;
   const info = {
     remoteAddress: req.socket.remoteAddress ?? '',
     ...(req.socket.localPort !== undefined && { localPort: req.socket.localPort }),
-    abort: (reason: unknown) => controller.abort(reason),
-    signal: controller.signal,
+    abort: (reason: unknown) => control().abort(reason),
+    get signal() {
+      return control().signal;
+    },
     ...(body && { body }),
   };
   let response: Response;
@@ -88,7 +96,7 @@ async function serve(
       new Request(url.href, {
         method: req.method ?? 'GET',
         headers: requestHeaders(req),
-        signal: controller.signal,
+        signal: control().signal,
       });
     // Node parsed it, but fetch refuses these methods: answered as the web path answers them.
     if (FORBIDDEN_METHOD.test(req.method ?? '')) return badRequest(res);
@@ -101,7 +109,7 @@ async function serve(
       request = new Request(url.href, {
         method: req.method ?? 'GET',
         headers: requestHeaders(req),
-        signal: controller.signal,
+        signal: control().signal,
       });
     } catch {
       return badRequest(res);

@@ -109,7 +109,7 @@ export function buildSecurityChain(
   const context = (
     request: () => Request,
     head: RequestHead,
-    signal: AbortSignal,
+    signal: () => AbortSignal,
     abort: (reason: unknown) => void,
     info: ConnectionInfo,
   ): GatewayContext => {
@@ -128,7 +128,9 @@ export function buildSecurityChain(
       ...(info.localPort !== undefined && { localPort: info.localPort }),
       startedAt: now(),
       ...(info.body && { unreadBody: info.body }),
-      signal,
+      get signal() {
+        return signal();
+      },
       abort,
       log,
     };
@@ -136,15 +138,22 @@ export function buildSecurityChain(
   const chain: SecurityChain = async (request, info) => {
     const own = info.abort ? { request, abort: info.abort } : abortable(request);
     const body = info.body ?? (own.request.body ? streamedBody(own.request.body) : undefined);
-    const ctx = context(() => own.request, requestHead(own.request), own.request.signal, own.abort, {
-      ...info,
-      ...(body && { body }),
-    });
+    const ctx = context(
+      () => own.request,
+      requestHead(own.request),
+      () => own.request.signal,
+      own.abort,
+      {
+        ...info,
+        ...(body && { body }),
+      },
+    );
     return run(ctx);
   };
   chain.incoming = (incoming, info) => {
-    if (!info.abort || !info.signal) throw new Error('The adapter must hand over the signal it aborts.');
-    return run(context(incoming.request, incoming.head, info.signal, info.abort, info));
+    const { abort } = info;
+    if (!abort || !('signal' in info)) throw new Error('The adapter must hand over the signal it aborts.');
+    return run(context(incoming.request, incoming.head, () => info.signal!, abort, info));
   };
   return chain;
 }

@@ -37,7 +37,11 @@ interface StoredEvent {
   readonly seq: number;
   readonly at: number;
   readonly bytes: number;
-  readonly message: JSONRPCMessage;
+  /**
+   * The message as JSON text: a string costs a fraction of the object tree it was made from,
+   * and a stream is far more often stored than replayed.
+   */
+  readonly json: string;
 }
 
 interface Stream {
@@ -127,9 +131,10 @@ export class GatewayEventStore {
       };
       streams.set(streamId, stream);
     }
-    const bytes = Buffer.byteLength(JSON.stringify(message)) + EVENT_OVERHEAD_BYTES;
+    const json = JSON.stringify(message);
+    const bytes = Buffer.byteLength(json) + EVENT_OVERHEAD_BYTES;
     const seq = stream.nextSeq++;
-    stream.events.push({ seq, at: now, bytes, message });
+    stream.events.push({ seq, at: now, bytes, json });
     stream.bytes += bytes;
     this.total += bytes;
     stream.lastWrite = now;
@@ -207,12 +212,16 @@ export class GatewayEventStore {
       for (const event of batch) {
         after = event.seq;
         // The priming event (`{}`, empty data on the wire) primes a stream; it is no message.
-        if ('jsonrpc' in event.message) await send(`${stream.token}.${event.seq}`, event.message);
+        if (event.json !== PRIMING)
+          await send(`${stream.token}.${event.seq}`, JSON.parse(event.json) as JSONRPCMessage);
       }
     }
     return stream.streamId;
   }
 }
+
+/** What the SDK stores for a priming event. */
+const PRIMING = '{}';
 
 /** Random bytes drawn at once for stream tokens: one system call per many streams, not one each. */
 const TOKEN_BYTES = 9;

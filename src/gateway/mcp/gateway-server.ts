@@ -154,7 +154,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
       });
     }
     const relayed = relayedParts(ctx);
-    const logLevel = logThreshold(ctx, sessionLogLevel);
+    const logLevel = logThreshold(ctx, sessionLogLevels.get(server));
     // A 2026-07-28 client: a 2026-07-28 upstream's rounds are relayed; a 2025-era upstream's
     // mid-call requests are parked and become rounds. A 2025 session is asked live.
     const era = host.upstreamProtocol(entry.server).era;
@@ -173,9 +173,8 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   });
 
   // A 2025 session's threshold for the upstream log lines relayed during its calls.
-  let sessionLogLevel: LoggingLevel | undefined;
   server.setRequestHandler('logging/setLevel', (request) => {
-    sessionLogLevel = request.params.level;
+    sessionLogLevels.set(server, request.params.level);
     return {};
   });
 
@@ -242,6 +241,14 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
  * The answer to a call the fast path already ran upstream (settled-call.ts): what the full
  * path's own call would have answered with the same upstream answer or failure.
  */
+/** Each session server's `logging/setLevel`, for the session fast path (fast-session-call.ts). */
+const sessionLogLevels = new WeakMap<Server, LoggingLevel>();
+
+/** The log level a 2025 session set with `logging/setLevel`, if it did. */
+export function sessionLogLevel(server: Server): LoggingLevel | undefined {
+  return sessionLogLevels.get(server);
+}
+
 async function answerSettled(
   options: RelayOptions,
   ctx: ServerContext,
@@ -249,6 +256,7 @@ async function answerSettled(
 ): Promise<ToolAnswer> {
   const { settled } = call;
   if (settled.kind === 'failed') throw settled.error;
+  if (settled.kind === 'result') return settled.result;
   try {
     return await relayedAnswer(options, settled.entry, { ...call, ctx, consent: {}, answer: settled.answer });
   } catch (error) {

@@ -11,8 +11,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { type RequestHead, requestHead } from '../http/context.js';
 import { type EventStoreLimits, GatewayEventStore } from './event-store.js';
+import {
+  type FastSessionCall,
+  offersCallbacks,
+  type PlainSessionCall,
+  plainSessionCall,
+} from './fast-session-call.js';
 import { type FastToolCall, plainToolCall } from './fast-tool-call.js';
-import type { GatewayPrincipal } from './gateway-server.js';
+import { type GatewayPrincipal, sessionLogLevel } from './gateway-server.js';
 import { jsonRpcError } from './json-rpc-error.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { checkParamHeaders } from './param-headers.js';
@@ -47,12 +53,21 @@ export interface McpEndpointOptions {
   readonly toolFor?: (principal: GatewayPrincipal, name: string) => Tool | undefined;
   /** Answers the plain 2026-07-28 `tools/call` without a server instance (fast-tool-call.ts). */
   readonly fastToolCall?: FastToolCall;
+  /** Answers a 2025 session's plain `tools/call` without the SDK's transport (fast-session-call.ts). */
+  readonly fastSessionCall?: FastSessionCall;
 }
 
 type Session = { readonly server: Server; readonly principal: string; lastSeen: number } & (
-  | { readonly kind: 'streamable'; readonly transport: WebStandardStreamableHTTPServerTransport }
+  | StreamableSession
   | { readonly kind: 'sse'; readonly transport: LegacySseTransport }
 );
+
+interface StreamableSession {
+  readonly kind: 'streamable';
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** Calls the fast path runs, by JSON-RPC id: what the client's cancellation or the session's end aborts. */
+  readonly fastCalls: Map<string | number, AbortController>;
+}
 
 export class McpEndpoint {
   private readonly sessions = new Map<string, Session>();
@@ -91,12 +106,16 @@ export class McpEndpoint {
     principal: GatewayPrincipal,
     parsedBody?: unknown,
   ): Promise<Response> {
-    const { head, request, signal } = source instanceof Request ? sourceOf(source) : source;
+    const own = source instanceof Request ? sourceOf(source) : source;
+    // `own.signal` is read only where a call needs it (the adapter makes it on first use).
+    const { head, request } = own;
     const fast = this.options.fastToolCall;
     const call = fast ? plainToolCall(head, parsedBody) : undefined;
-    // A plain call is a 2026-07-28 request by the SDK's own classifier: not legacy, no need to ask twice.
-    if (!call && (await isLegacyRequest(request(), parsedBody)))
-      return this.legacy(request(), principal, parsedBody);
+    // A plain call is a 2026-07-28 request by the SDK's own classifier, and a plain session call
+    // (no envelope, the session's 2025 version in the header) a legacy one: no need to ask.
+    const sessionCall = call ? undefined : this.plainSessionCallOf(head, parsedBody);
+    if (!call && (sessionCall || (await isLegacyRequest(request(), parsedBody))))
+      return this.legacy(own, principal, parsedBody, sessionCall);
     const mismatch = this.paramHeaderRefusal(head, principal, parsedBody);
     if (mismatch) return mismatch;
     const fullPath = (settled?: SettledCall) =>
@@ -110,7 +129,7 @@ export class McpEndpoint {
         ...(parsedBody !== undefined && { parsedBody }),
       });
     if (fast && call) {
-      const answer = await fast({ call, signal, principal, fullPath });
+      const answer = await fast({ call, signal: own.signal, principal, fullPath });
       if (answer) return answer;
     }
     return fullPath();
@@ -224,11 +243,12 @@ export class McpEndpoint {
   }
 
   private async legacy(
-    request: Request,
+    source: RequestSource,
     principal: GatewayPrincipal,
     parsedBody: unknown,
+    plain: PlainSessionCall | undefined,
   ): Promise<Response> {
-    const sessionId = request.headers.get('mcp-session-id');
+    const sessionId = source.head.header('mcp-session-id');
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId);
       // Another principal's session id is answered like an unknown one: nothing to learn from it.
@@ -236,11 +256,73 @@ export class McpEndpoint {
         return jsonRpcError(404, -32001, 'Session not found; initialize a new one.');
       }
       session.lastSeen = this.now();
-      return session.transport.handleRequest(asNegotiated(request, session.server), { parsedBody });
+      noticeCancellations(session, parsedBody);
+      const sdk = (settled?: SettledCall) =>
+        session.transport.handleRequest(asNegotiated(source.request(), session.server), {
+          parsedBody,
+          ...(settled && {
+            authInfo: {
+              token: '',
+              clientId: principal.id,
+              scopes: [],
+              extra: withSettledCall({ principal }, settled),
+            },
+          }),
+        });
+      if (plain && !offersCallbacks(session.server.getClientCapabilities())) {
+        const answer = await this.fastSession(sessionId, session, principal, plain, sdk);
+        if (answer) return answer;
+      }
+      return sdk();
     }
+    const request = source.request();
     if (request.method === 'POST' && isInitializeRequest(parsedBody))
       return this.open(request, principal, parsedBody);
     return jsonRpcError(400, -32000, 'Bad Request: no valid session id; send initialize first.');
+  }
+
+  /** A 2025 session's plain `tools/call` (fast-session-call.ts), when the fast path is on. */
+  private plainSessionCallOf(head: RequestHead, body: unknown): PlainSessionCall | undefined {
+    if (!this.options.fastSessionCall) return undefined;
+    const sessionId = head.header('mcp-session-id');
+    const session = sessionId === null ? undefined : this.sessions.get(sessionId);
+    if (session?.kind !== 'streamable') return undefined;
+    const version = session.server.getNegotiatedProtocolVersion();
+    // Sessions are 2025-era: a modern version here would be the SDK's to judge.
+    if (version === undefined || !version.startsWith('202') || version >= '2026') return undefined;
+    return plainSessionCall(head, body, version);
+  }
+
+  /** Runs a session call through the fast path, cancellable by the client and by the session's end. */
+  private async fastSession(
+    sessionId: string,
+    session: StreamableSession & { readonly server: Server },
+    principal: GatewayPrincipal,
+    call: PlainSessionCall,
+    sdk: (settled?: SettledCall) => Promise<Response>,
+  ): Promise<Response | undefined> {
+    const controller = new AbortController();
+    session.fastCalls.set(call.id, controller);
+    const finished = () => {
+      if (session.fastCalls.get(call.id) === controller) session.fastCalls.delete(call.id);
+    };
+    try {
+      return await this.options.fastSessionCall!(call, {
+        sessionId,
+        principal,
+        events: this.events.forSession(sessionId),
+        retryMs: this.options.retryMs ?? 1_000,
+        protocolVersion: session.server.getNegotiatedProtocolVersion()!,
+        logLevel: sessionLogLevel(session.server),
+        signal: controller.signal,
+        fullPath: sdk,
+        finished,
+        ...(this.options.onerror && { onerror: this.options.onerror }),
+      });
+    } catch (error) {
+      finished();
+      throw error;
+    }
   }
 
   private async open(request: Request, principal: GatewayPrincipal, parsedBody: unknown): Promise<Response> {
@@ -258,6 +340,7 @@ export class McpEndpoint {
           kind: 'streamable',
           server,
           transport,
+          fastCalls: new Map(),
           principal: principal.id,
           lastSeen: this.now(),
         });
@@ -289,7 +372,15 @@ export class McpEndpoint {
 
   /** Removes a session from the table (if it is still `session`) and drops its stored events. */
   private forget(id: string, session?: Pick<Session, 'server' | 'transport'>): void {
-    if (session === undefined || this.sessions.get(id) === session) this.sessions.delete(id);
+    const known = this.sessions.get(id);
+    if (session === undefined || known === session) {
+      this.sessions.delete(id);
+      // As the SDK's server aborts its handlers when the session closes: the calls end upstream.
+      if (known?.kind === 'streamable') {
+        for (const call of known.fastCalls.values()) call.abort(new Error('The session closed.'));
+        known.fastCalls.clear();
+      }
+    }
     this.events.clear(id);
   }
 
@@ -316,6 +407,26 @@ function asNegotiated(request: Request, server: Server): Request {
   const headers = new Headers(request.headers);
   headers.set('mcp-protocol-version', negotiated);
   return new Request(request, { headers });
+}
+
+/**
+ * A client's `notifications/cancelled` for a call the fast path runs aborts it (the message
+ * still goes to the SDK, which has no such request and ignores it, as the spec allows).
+ */
+function noticeCancellations(session: StreamableSession, body: unknown): void {
+  if (session.fastCalls.size === 0) return;
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, params } = message as {
+      method?: unknown;
+      params?: { requestId?: unknown; reason?: unknown };
+    };
+    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null) continue;
+    const id = params.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') continue;
+    const reason = typeof params.reason === 'string' ? params.reason : 'The client cancelled the request.';
+    session.fastCalls.get(id)?.abort(new Error(reason));
+  }
 }
 
 /** A request as the chain sees it: its head, the web `Request` when needed, and its signal. */

@@ -1,4 +1,4 @@
-import type { ProtocolError, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ProtocolError, ServerContext } from '@modelcontextprotocol/server';
 import type { RelayAnswer } from '../../client/relay.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 
@@ -10,7 +10,9 @@ import type { CatalogTool } from '../../host/catalog/catalog.js';
  */
 export type SettledCall =
   | { readonly kind: 'relayed'; readonly entry: CatalogTool; readonly answer: RelayAnswer }
-  | { readonly kind: 'failed'; readonly error: ProtocolError };
+  | { readonly kind: 'failed'; readonly error: ProtocolError }
+  /** A 2025 session's call (fast-session-call.ts): the host's result, as the handler would return it. */
+  | { readonly kind: 'result'; readonly result: CallToolResult };
 
 const SETTLED_KEY = 'switchboard/settled-call';
 

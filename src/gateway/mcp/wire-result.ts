@@ -1,4 +1,9 @@
-import { type CallToolResult, ProtocolErrorCode, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type JSONRPCErrorResponse,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server';
 import { preparedResponse } from '../http/prepared-response.js';
 
 /**
@@ -105,13 +110,24 @@ export function jsonRpcErrorResult(
   error: { readonly code: number; readonly message: string; readonly data?: unknown },
 ): Response | undefined {
   if (error.code === ProtocolErrorCode.MissingRequiredClientCapability) return undefined;
-  const code = error.code === RESOURCE_NOT_FOUND_2025 ? ProtocolErrorCode.InvalidParams : error.code;
-  const body = {
+  return jsonResponse(JSON.stringify(jsonRpcErrorMessage(id, error)));
+}
+
+/**
+ * The JSON-RPC error message the SDK sends for a handler that threw `error`: its code as the
+ * codecs of both eras write it (-32002 becomes -32602; a code that is no safe integer, -32603).
+ */
+export function jsonRpcErrorMessage(
+  id: string | number,
+  error: { readonly code: number; readonly message: string; readonly data?: unknown },
+): JSONRPCErrorResponse {
+  const thrown = Number.isSafeInteger(error.code) ? error.code : ProtocolErrorCode.InternalError;
+  const code = thrown === RESOURCE_NOT_FOUND_2025 ? ProtocolErrorCode.InvalidParams : thrown;
+  return {
     jsonrpc: '2.0',
     id,
     error: { code, message: error.message, ...(error.data !== undefined && { data: error.data }) },
   };
-  return jsonResponse(JSON.stringify(body));
 }
 
 /** The 2025-era resource-not-found code, which the 2026-07-28 codec writes as -32602. */
