@@ -19,13 +19,37 @@ import { createTokenRepository } from './token-repository.js';
 export interface CreateStoreOptions {
   /** The source of timestamps (default: the system clock). */
   clock?: Clock;
+  /**
+   * How long an audit record may wait to be written with others, in milliseconds (default 0:
+   * after the current I/O events). Reads through this store always see every record.
+   */
+  auditWindowMs?: number;
+}
+
+/**
+ * When a batch of audit records is written: right after the current I/O events, unless the
+ * store is busy — its last batch held several records and was written less than `windowMs`
+ * ago — when it waits until then, so a busy store commits at most every `windowMs` with all
+ * it gathered. A quiet store, or one written to one awaited record at a time, answers at once.
+ */
+export function groupCommit(windowMs: number): (flush: () => void, previousBatch: number) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  const run = (flush: () => void) => () => {
+    last = performance.now();
+    flush();
+  };
+  return (flush, previousBatch) => {
+    const wait = previousBatch > 1 ? last + windowMs - performance.now() : 0;
+    if (wait <= 0) setImmediate(run(flush));
+    else setTimeout(run(flush), wait);
+  };
 }
 
 /** The repositories over `db`, which must already be migrated; `close()` destroys `db`. */
 export function createStore(db: Kysely<Database>, options: CreateStoreOptions = {}): Store {
   const clock = options.clock ?? (() => new Date());
   let closed: Promise<void> | undefined;
-  const audit = createAuditRepository(db, clock);
+  const audit = createAuditRepository(db, clock, { defer: groupCommit(options.auditWindowMs ?? 0) });
   return {
     grants: createGrantRepository(db, clock),
     tokens: createTokenRepository(db, clock),

@@ -18,6 +18,13 @@ export interface EventStoreLimits {
   readonly eventsPerStream: number;
   readonly bytesPerStream: number;
   readonly ttlMs: number;
+  /**
+   * How long a stream is kept once it holds its answer (a JSON-RPC response: a POST stream is
+   * then complete). A client whose connection broke comes back after the priming event's
+   * `retry` (a second), so this need not be the full TTL; a busy gateway answers thousands of
+   * calls a second, and keeping each for minutes would hold a great deal for nobody.
+   */
+  readonly answeredTtlMs: number;
   readonly totalBytes: number;
 }
 
@@ -27,6 +34,7 @@ export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = {
   // Long enough for a client to come back after a network blip or a laptop lid; much shorter
   // than the idle session TTL, since a stream nobody resumes within minutes is not resumed.
   ttlMs: 5 * 60_000,
+  answeredTtlMs: 10_000,
   totalBytes: 64 * 1024 * 1024,
 };
 
@@ -53,6 +61,8 @@ interface Stream {
   bytes: number;
   nextSeq: number;
   lastWrite: number;
+  /** When it stored its answer (a JSON-RPC response), if it did. */
+  answeredAt?: number;
 }
 
 /**
@@ -65,6 +75,8 @@ export class GatewayEventStore {
   /** Every stream by token, least recently written first (re-inserted on each write). */
   private readonly streams = new Map<string, Stream>();
   private readonly bySession = new Map<string, Map<StreamId, Stream>>();
+  /** The answered streams by token, in the order they were answered (see `answeredTtlMs`). */
+  private readonly answered = new Map<string, Stream>();
   private readonly limits: EventStoreLimits;
   private readonly now: () => number;
   private total = 0;
@@ -96,11 +108,20 @@ export class GatewayEventStore {
     this.bySession.delete(session);
   }
 
-  /** Drops the streams whose newest event is past the TTL. Cheap: it stops at the first fresh one. */
+  /**
+   * Drops the streams whose newest event is past the TTL, and the answered ones past theirs.
+   * Cheap: each walk stops at the first fresh stream.
+   */
   prune(): void {
-    const cutoff = this.now() - this.limits.ttlMs;
+    const now = this.now();
+    const cutoff = now - this.limits.ttlMs;
     for (const stream of this.streams.values()) {
       if (stream.lastWrite > cutoff) break;
+      this.drop(stream);
+    }
+    const answeredCutoff = now - this.limits.answeredTtlMs;
+    for (const stream of this.answered.values()) {
+      if (stream.answeredAt! > answeredCutoff) break;
       this.drop(stream);
     }
   }
@@ -140,6 +161,10 @@ export class GatewayEventStore {
     stream.lastWrite = now;
     this.streams.delete(stream.token);
     this.streams.set(stream.token, stream);
+    if (stream.answeredAt === undefined && isResponse(message)) {
+      stream.answeredAt = now;
+      this.answered.set(stream.token, stream);
+    }
     this.trim(stream);
     // The newest event is always kept, even alone over a bound: dropping it would lose a
     // response the client is waiting for, and the whole-store bound still holds the rest.
@@ -168,6 +193,7 @@ export class GatewayEventStore {
 
   private drop(stream: Stream): void {
     this.streams.delete(stream.token);
+    this.answered.delete(stream.token);
     this.bySession.get(stream.session)?.delete(stream.streamId);
     this.total -= stream.bytes;
   }
@@ -218,6 +244,11 @@ export class GatewayEventStore {
     }
     return stream.streamId;
   }
+}
+
+/** Whether `message` is a JSON-RPC response (a result or an error), which ends a POST stream. */
+function isResponse(message: JSONRPCMessage): boolean {
+  return 'id' in message && ('result' in message || 'error' in message);
 }
 
 /** What the SDK stores for a priming event. */

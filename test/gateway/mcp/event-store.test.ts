@@ -118,6 +118,32 @@ describe('GatewayEventStore', () => {
     expect(s.size).toEqual({ streams: 0, events: 0, bytes: 0 });
   });
 
+  it('keeps an answered stream for the shorter answered TTL, and an unanswered one for the full TTL', async () => {
+    const s = store({ ttlMs: 10_000, answeredTtlMs: 1_000 });
+    const view = s.forSession('a');
+    const primed = await view.storeEvent('post', {} as JSONRPCMessage);
+    await view.storeEvent('post', { jsonrpc: '2.0', id: 7, result: { content: [] } });
+    const open = await view.storeEvent('get', note(1));
+    now += 500;
+    const failed = await view.storeEvent('other', {} as JSONRPCMessage);
+    await view.storeEvent('other', { jsonrpc: '2.0', id: 8, error: { code: -32603, message: 'no' } });
+    // Within the answered TTL the answer is still replayed from the priming event.
+    now += 400;
+    const answer: unknown[] = [];
+    await view.replayEventsAfter(primed, { send: async (_id, message) => void answer.push(message) });
+    expect(answer).toEqual([{ jsonrpc: '2.0', id: 7, result: { content: [] } }]);
+    now += 200; // 'post' is answered 1.1 s ago, 'other' 0.6 s ago, 'get' never
+    s.prune();
+    expect(await view.getStreamIdForEventId!(primed)).toBeUndefined();
+    expect(await view.getStreamIdForEventId!(failed)).toBe('other');
+    expect(await view.getStreamIdForEventId!(open)).toBe('get');
+    now += 500;
+    s.prune();
+    expect(await view.getStreamIdForEventId!(failed)).toBeUndefined();
+    expect(await view.getStreamIdForEventId!(open)).toBe('get');
+    expect(s.size).toMatchObject({ streams: 1, events: 1 });
+  });
+
   it('drops the least recently written streams when the whole store is over its bound', async () => {
     const s = store({ totalBytes: 2_000 });
     const a = s.forSession('a');
