@@ -56,6 +56,8 @@ export class StdioTransport implements Transport {
   private closedNotified = false;
   private readonly stderrTail: string[] = [];
   private exit?: ExitInfo;
+  /** The wait for stdin to drain, shared by every send held back meanwhile. */
+  private draining: Promise<void> | undefined;
   /** stdin is corked until the check phase: messages sent meanwhile go out in one write. */
   private corked = false;
 
@@ -152,17 +154,25 @@ export class StdioTransport implements Transport {
       });
     }
     const ok = stdin.write(`${JSON.stringify(message)}\n`);
-    if (!ok) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          stdin.off('drain', done);
-          stdin.off('close', done);
-          resolve();
-        };
-        stdin.once('drain', done);
-        stdin.once('close', done);
-      });
-    }
+    if (!ok) await this.drained(stdin);
+  }
+
+  /**
+   * Until the server has read what waits in its stdin (or it closed). One wait for every send
+   * held back at once: many concurrent calls would otherwise each add listeners of their own.
+   */
+  private drained(stdin: NodeJS.WritableStream): Promise<void> {
+    this.draining ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        this.draining = undefined;
+        resolve();
+      };
+      stdin.once('drain', done);
+      stdin.once('close', done);
+    });
+    return this.draining;
   }
 
   /** Ends stdin, then SIGTERMs and finally SIGKILLs the whole process group. Idempotent. */

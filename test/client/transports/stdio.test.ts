@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../../src/client/connection.js';
 import type { LogEntry } from '../../../src/client/connection-types.js';
 import { MemoryEraVerdictStore } from '../../../src/client/era.js';
+import { StdioTransport } from '../../../src/client/transports/stdio.js';
 import { isSwitchboardError } from '../../../src/core/errors.js';
 import { normalizeServerEntry, type RawServerEntry } from '../../../src/core/server-config.js';
 import { misbehavingBin } from '../../fixtures/paths.js';
@@ -151,6 +152,47 @@ describe('stdio transport', () => {
     process.kill(pid, 'SIGKILL');
     await new Promise((resolve) => conn.once('disconnected', resolve));
     await expectEventually(async () => (await processesInGroup(pid)).length === 0);
+  });
+
+  it('holds back sends while the server does not read, with one wait for all of them', async () => {
+    // A server that reads nothing for a while, then answers each line with its length.
+    const script = `
+      setTimeout(() => {
+        let rest = '';
+        process.stdin.on('data', (chunk) => {
+          rest += chunk;
+          let at;
+          while ((at = rest.indexOf('\\n')) >= 0) {
+            const line = rest.slice(0, at);
+            rest = rest.slice(at + 1);
+            process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'got', params: { bytes: line.length } }) + '\\n');
+          }
+        });
+      }, 300);`;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ['-e', script],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const got: unknown[] = [];
+    transport.onmessage = (message) => got.push(message);
+    try {
+      await transport.start();
+      const padding = 'x'.repeat(64 * 1024);
+      const sends = Array.from({ length: 32 }, (_, i) =>
+        transport.send({ jsonrpc: '2.0', method: 'note', params: { i, padding } }),
+      );
+      await Promise.all(sends);
+      for (let i = 0; i < 200 && got.length < 32; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(got).toHaveLength(32);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await transport.close();
+    }
   });
 
   it('receives a 20 MiB message', async () => {
