@@ -14,8 +14,8 @@ export const GATEWAY_HEAP_GROWING_PERCENT = 10;
  * 10% (the gateway benchmark measures both). This is a soft setting, unlike
  * `--max-old-space-size`: no limit is set, the heap still grows as far as the live data needs,
  * and nothing can run out of memory because of it; the price is more frequent major
- * collections. Left alone when the person set it (in `NODE_OPTIONS` or on node's command line).
- * Returns whether it was applied.
+ * collections. Left alone when the person set it on node's command line (Node refuses it in
+ * `NODE_OPTIONS`, which is read too, in case a later Node takes it). Returns whether it was applied.
  */
 export function keepHeapLean(
   options: {
