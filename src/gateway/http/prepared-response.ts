@@ -15,15 +15,17 @@ const ResponseBase = Response as unknown as new (
 class PreparedResponse extends ResponseBase {
   readonly #text: string;
   #stream: ReadableStream<Uint8Array> | null | undefined;
+  /** Read through `text()`, `json()` or `arrayBuffer()`: as with any response, once only. */
+  #consumed = false;
 
   constructor(text: string, init: ResponseInit) {
     super(null, init);
     this.#text = text;
   }
 
-  /** The whole body, for the adapter's single write. */
-  get wholeBody(): string {
-    return this.#text;
+  /** The whole body for the adapter's single write, while nobody has read or taken it. */
+  get wholeBody(): string | undefined {
+    return this.#stream === undefined && !this.#consumed ? this.#text : undefined;
   }
 
   get body(): ReadableStream<Uint8Array> | null {
@@ -32,11 +34,14 @@ class PreparedResponse extends ResponseBase {
   }
 
   get bodyUsed(): boolean {
-    return this.#stream?.locked ?? false;
+    return this.#consumed || (this.#stream?.locked ?? false);
   }
 
   text(): Promise<string> {
-    return this.#stream === undefined ? Promise.resolve(this.#text) : new Response(this.body).text();
+    if (this.bodyUsed) return Promise.reject(new TypeError('The response body was read already.'));
+    if (this.#stream !== undefined) return new Response(this.#stream).text();
+    this.#consumed = true;
+    return Promise.resolve(this.#text);
   }
 
   async json(): Promise<unknown> {
@@ -64,5 +69,5 @@ export function preparedResponse(text: string, init: ResponseInit): Response {
 
 /** The whole body of a response made by `preparedResponse` and not yet read, or undefined for any other. */
 export function preparedBody(response: Response): string | undefined {
-  return response instanceof PreparedResponse && !response.bodyUsed ? response.wholeBody : undefined;
+  return response instanceof PreparedResponse ? response.wholeBody : undefined;
 }
