@@ -146,7 +146,8 @@ function headOf(req: IncomingMessage, url: { pathname: string; host: string }): 
     method: req.method ?? 'GET',
     pathname: url.pathname,
     host: url.host,
-    header: (name) => req.headersDistinct[name]?.join(', ') ?? null,
+    // Node keys headers in lower case; like `Headers.get`, any case finds them.
+    header: (name) => req.headersDistinct[name.toLowerCase()]?.join(', ') ?? null,
   };
 }
 

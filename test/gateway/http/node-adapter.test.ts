@@ -92,13 +92,13 @@ describe('node adapter', () => {
     expect((await fetch(`${url}/mcp`)).status).toBe(401);
   });
 
-  it('hands the chain a head that reads as the web request does, repeated fields included', async () => {
+  it('hands the chain a head that reads as the web request does, in any case, repeated fields included', async () => {
     const { url } = await serve(async (ctx) => {
       const head = {
         method: ctx.head.method,
         pathname: ctx.head.pathname,
         host: ctx.head.host,
-        dup: ctx.head.header('x-dup'),
+        dup: ctx.head.header('X-Dup'),
         auth: ctx.head.header('authorization'),
         missing: ctx.head.header('x-missing'),
       };
