@@ -11,14 +11,13 @@ import {
   plainSessionCall,
   STREAM_AFTER_MS,
 } from '../../../src/gateway/mcp/fast-session-call.js';
-import { createGatewayServer, type GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
-import { IdempotencyCache } from '../../../src/gateway/mcp/idempotency.js';
-import { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
-import { relayStateCodec, relayStateKey } from '../../../src/gateway/mcp/relay-state.js';
+import type { GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
+import type { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
 import { Host } from '../../../src/host/host.js';
 import { type KitchenHttpHandle, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
 import { catalogHas, eventually } from '../../helpers/wait.js';
 import { SseReader } from '../sse-events.js';
+import { endpointUnderTest, TEST_LIMITS } from './endpoint-under-test.js';
 import {
   mcpRequest,
   openSession,
@@ -39,7 +38,6 @@ import {
  * SDK to answer ('settled') and which it declined ('declined').
  */
 const EXPOSED = ['kitchen/*'];
-const LIMITS = { argumentBytes: 10_000, depth: 8, stringLength: 1_000 };
 const RETRY_MS = 1_000;
 /** A priming event, then one message: what the SDK writes for a quick call from 2025-11-25 on. */
 const PRIMED_ANSWER =
@@ -65,7 +63,7 @@ function endpoint(options: { fast: boolean }): McpEndpoint {
     naming: 'passthrough-unique',
     exposeTools: EXPOSED,
     consent: 'off',
-    limits: LIMITS,
+    limits: TEST_LIMITS,
     management: false,
   });
   const spy: FastSessionCall = async (call, scope) => {
@@ -85,19 +83,8 @@ function endpoint(options: { fast: boolean }): McpEndpoint {
     outcomes.push(answer === undefined ? 'declined' : settled ? 'settled' : 'fast');
     return answer;
   };
-  const made = new McpEndpoint({
-    build: (principal) =>
-      createGatewayServer({
-        host,
-        principal,
-        naming: 'passthrough-unique',
-        expose: { tools: EXPOSED, resources: ['*'], prompts: ['*'] },
-        consent: 'off',
-        limits: LIMITS,
-        idempotency: new IdempotencyCache<never>(60_000),
-        relayState: relayStateCodec(relayStateKey()),
-      }),
-    sessions: { idleTtlMs: 60_000, max: 50 },
+  const made = endpointUnderTest(host, {
+    exposed: EXPOSED,
     retryMs: RETRY_MS,
     ...(options.fast && { fastSessionCall: spy }),
   });

@@ -6,14 +6,13 @@ import { resolveGateway } from '../../../src/core/config/gateway-config.js';
 import { normalizeServerEntry } from '../../../src/core/server-config.js';
 import { startHttpGateway } from '../../../src/gateway/http-gateway.js';
 import { type FastToolCall, fastToolCall } from '../../../src/gateway/mcp/fast-tool-call.js';
-import { createGatewayServer, type GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
-import { IdempotencyCache } from '../../../src/gateway/mcp/idempotency.js';
-import { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
-import { relayStateCodec, relayStateKey } from '../../../src/gateway/mcp/relay-state.js';
+import type { GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
+import type { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
 import { Host } from '../../../src/host/host.js';
 import { type KitchenHttpHandle, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
 import { catalogHas, eventually } from '../../helpers/wait.js';
 import { quietLog } from '../modern-client.js';
+import { endpointUnderTest, TEST_LIMITS } from './endpoint-under-test.js';
 
 /**
  * The fast path against the full path, on the same host and upstream (the kitchen sink over
@@ -22,7 +21,6 @@ import { quietLog } from '../modern-client.js';
  * answered itself, which it settled for the full path to answer, and which it declined.
  */
 const EXPOSED = ['kitchen/*'];
-const LIMITS = { argumentBytes: 10_000, depth: 8, stringLength: 1_000 };
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 'diff-test', version: '1.0.0' },
@@ -39,14 +37,12 @@ const outcomes: string[] = [];
 /** An endpoint over `host`, with the fast path (spied on) or without it. */
 function endpoint(options: { fast: boolean; consent?: 'on' | 'off' }): McpEndpoint {
   const consent = options.consent ?? 'off';
-  const idempotency = new IdempotencyCache<never>(60_000);
-  const relayState = relayStateCodec(relayStateKey());
   const real = fastToolCall({
     host,
     naming: 'passthrough-unique',
     exposeTools: EXPOSED,
     consent,
-    limits: LIMITS,
+    limits: TEST_LIMITS,
     management: false,
   });
   const spy: FastToolCall = async (request) => {
@@ -61,19 +57,9 @@ function endpoint(options: { fast: boolean; consent?: 'on' | 'off' }): McpEndpoi
     outcomes.push(answer === undefined ? 'declined' : settled !== undefined ? `settled:${settled}` : 'fast');
     return answer;
   };
-  const made = new McpEndpoint({
-    build: (principal) =>
-      createGatewayServer({
-        host,
-        principal,
-        naming: 'passthrough-unique',
-        expose: { tools: EXPOSED, resources: ['*'], prompts: ['*'] },
-        consent,
-        limits: LIMITS,
-        idempotency,
-        relayState,
-      }),
-    sessions: { idleTtlMs: 60_000, max: 10 },
+  const made = endpointUnderTest(host, {
+    exposed: EXPOSED,
+    consent,
     ...(options.fast && { fastToolCall: spy }),
   });
   endpoints.push(made);
