@@ -4,6 +4,7 @@
  * on 127.0.0.1:
  *   (a) direct stdio (SDK client; reported only)      (b) the echo server on Streamable HTTP
  *   (c) switchboard serve (esbuild bundle, plain node) (d) mcp-proxy   (e) supergateway
+ *   (f) a bare HTTP→stdio relay (bare-relay.ts; raw driver, reported only): what any hop costs
  * Both eras where a target speaks them (2025-11-25 sessions; 2026-07-28 stateless), each with
  * two drivers: a raw node:http client (the target's own cost shows) and the SDK v2 client.
  * Targets are interleaved round by round; the figures are medians over the rounds (RSS: the
@@ -12,7 +13,7 @@
  * over the floor ≤ 0.3 ms, c=64 throughput ≥ 2× the better bridge, gateway RSS ≤ 150 MiB.
  *
  *   npm run bench:gateway [-- --rounds 5 --calls 200 --warmup 50 --throughput-calls 2000]
- *     [--targets a,b,c,d,e] [--eras legacy,modern] [--drivers raw,sdk] [--quick] [--json]
+ *     [--targets a,b,c,d,e,f] [--eras legacy,modern] [--drivers raw,sdk] [--quick] [--json]
  *     [--timeout-ms 10000] [--max-seconds 400] [--cpu-prof DIR] [--gateway-node-args "--trace-gc"]
  *     [--verbose]
  * Environment: BENCH_ROUNDS, BENCH_CALLS, BENCH_WARMUP, BENCH_THROUGHPUT_CALLS, BENCH_TARGETS,
@@ -215,6 +216,11 @@ async function main(): Promise<void> {
             Object.assign(cell, { status: 'failed', note: `did not start: ${startFailures.get(key)}` });
           else if (driver === 'raw' && target.endpoint.kind === 'stdio')
             Object.assign(cell, { status: 'n/a', note: 'stdio, driven by the SDK client only' });
+          else if (driver === 'sdk' && key === 'f')
+            Object.assign(cell, {
+              status: 'n/a',
+              note: 'a reference for the raw driver only (no MCP server)',
+            });
           else if (probe && 'problem' in probe)
             Object.assign(cell, { status: 'n/a', note: `probe: ${probe.problem}` });
           else if (probe && probe.msPerCall > SLOW_CALL_MS) {

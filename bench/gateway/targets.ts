@@ -8,8 +8,8 @@ import { descendants, type Launched, launch } from './processes.js';
 import { type Era, openRawSession } from './raw-client.js';
 import type { SdkEndpoint } from './sdk-client.js';
 
-/** The targets, as the issue names them. */
-export const TARGET_KEYS = ['a', 'b', 'c', 'd', 'e'] as const;
+/** The targets, as the issue names them, and (f) the bare relay, a reference (bare-relay.ts). */
+export const TARGET_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
@@ -18,14 +18,16 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   c: 'switchboard serve',
   d: 'mcp-proxy',
   e: 'supergateway',
+  f: 'bare relay',
 };
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The two bundles every target runs with plain `node`, in a temp dir. */
+/** The bundles every target runs with plain `node`, in a temp dir. */
 export interface Bundles {
   readonly dir: string;
   readonly upstream: string;
+  readonly bareRelay: string;
   readonly switchboard: string;
   /** Why the `switchboard` bundle could not be built (then target (c) fails to start). */
   readonly switchboardError?: string;
@@ -52,19 +54,24 @@ export async function buildBundles(): Promise<Bundles> {
       logLevel: 'silent',
     });
   const upstream = join(dir, 'echo-upstream.mjs');
+  const bareRelay = join(dir, 'bare-relay.mjs');
   const switchboard = join(dir, 'switchboard.mjs');
-  const [upstreamBuilt, switchboardBuilt] = await Promise.allSettled([
+  const [upstreamBuilt, relayBuilt, switchboardBuilt] = await Promise.allSettled([
     bundle('bench/gateway/echo-upstream.ts', upstream),
+    bundle('bench/gateway/bare-relay.ts', bareRelay),
     bundle('src/cli/main.ts', switchboard),
   ]);
   const remove = () => rm(dir, { recursive: true, force: true });
-  if (upstreamBuilt.status === 'rejected') {
-    await remove();
-    throw upstreamBuilt.reason;
+  for (const built of [upstreamBuilt, relayBuilt]) {
+    if (built.status === 'rejected') {
+      await remove();
+      throw built.reason;
+    }
   }
   return {
     dir,
     upstream,
+    bareRelay,
     switchboard,
     ...(switchboardBuilt.status === 'rejected' && {
       switchboardError: `esbuild could not bundle src/cli/main.ts: ${errorText(switchboardBuilt.reason)}`,
@@ -122,6 +129,9 @@ export async function startTarget(key: TargetKey, options: StartOptions): Promis
       proc = started.proc;
       url = started.url;
       cleanup = started.cleanup;
+    } else if (key === 'f') {
+      proc = launch('bare relay', node, [options.bundles.bareRelay, upstream]);
+      url = (await proc.waitForLine(/^listening (\S+)$/, options.timeoutMs))[1]!;
     } else {
       const port = await freePort();
       url = `http://127.0.0.1:${port}/mcp`;
