@@ -24,8 +24,8 @@ function toEntry(row: Selectable<AuditTable>): AuditEntry {
 export interface AuditRepositoryOptions {
   /** Rows written in one statement at most. Default 128. */
   readonly maxBatch?: number;
-  /** Runs a pending write soon (see `BatchedWritesOptions.defer`); default `setImmediate`. */
-  readonly defer?: (flush: () => void, previousBatch: number) => void;
+  /** Runs a pending write soon; default `setImmediate` (the store's is `groupCommit`). */
+  readonly defer?: (flush: () => void) => void;
 }
 
 /**

@@ -10,11 +10,8 @@ export interface BatchedWritesOptions<T> {
   readonly writeOne: (item: T) => Promise<number>;
   /** Items held at most before they are written at once. Default 128. */
   readonly maxBatch?: number;
-  /**
-   * Runs `flush` soon; default `setImmediate`. Told how many items the previous batch held
-   * (0 before the first), so a busy queue may wait longer to gather more. Injected in tests.
-   */
-  readonly defer?: (flush: () => void, previousBatch: number) => void;
+  /** Runs `flush` soon; default `setImmediate`. Injected in tests. */
+  readonly defer?: (flush: () => void) => void;
 }
 
 interface Waiting<T> {
@@ -29,8 +26,7 @@ export class BatchedWrites<T> {
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly maxBatch: number;
-  private readonly defer: (flush: () => void, previousBatch: number) => void;
-  private previousBatch = 0;
+  private readonly defer: (flush: () => void) => void;
 
   constructor(private readonly options: BatchedWritesOptions<T>) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 128);
@@ -47,7 +43,7 @@ export class BatchedWrites<T> {
         this.defer(() => {
           this.scheduled = false;
           this.start();
-        }, this.previousBatch);
+        });
       }
     });
   }
@@ -62,7 +58,6 @@ export class BatchedWrites<T> {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    this.previousBatch = batch.length;
     const running = this.run(batch).finally(() => this.inFlight.delete(running));
     this.inFlight.add(running);
   }

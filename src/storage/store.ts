@@ -27,19 +27,20 @@ export interface CreateStoreOptions {
 }
 
 /**
- * When a batch of audit records is written: right after the current I/O events, unless the
- * store is busy — its last batch held several records and was written less than `windowMs`
- * ago — when it waits until then, so a busy store commits at most every `windowMs` with all
- * it gathered. A quiet store, or one written to one awaited record at a time, answers at once.
+ * When a batch of audit records is written: right after the current I/O events when the last
+ * write was at least `windowMs` ago (a quiet store answers at once), else once that much has
+ * passed since it — so a busy store commits at most every `windowMs`, with all it gathered,
+ * however its records arrive (one per turn of the event loop, as a gateway's calls finish, is
+ * the common case). Only a writer that awaits record after record waits: at most `windowMs`.
  */
-export function groupCommit(windowMs: number): (flush: () => void, previousBatch: number) => void {
+export function groupCommit(windowMs: number): (flush: () => void) => void {
   let last = Number.NEGATIVE_INFINITY;
   const run = (flush: () => void) => () => {
     last = performance.now();
     flush();
   };
-  return (flush, previousBatch) => {
-    const wait = previousBatch > 1 ? last + windowMs - performance.now() : 0;
+  return (flush) => {
+    const wait = last + windowMs - performance.now();
     if (wait <= 0) setImmediate(run(flush));
     else setTimeout(run(flush), wait);
   };
