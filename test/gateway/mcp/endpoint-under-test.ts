@@ -1,10 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { normalizeServerEntry } from '../../../src/core/server-config.js';
 import type { FastSessionCall } from '../../../src/gateway/mcp/fast-session-call.js';
 import type { FastToolCall } from '../../../src/gateway/mcp/fast-tool-call.js';
 import { createGatewayServer } from '../../../src/gateway/mcp/gateway-server.js';
 import { IdempotencyCache } from '../../../src/gateway/mcp/idempotency.js';
 import { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from '../../../src/gateway/mcp/relay-state.js';
-import type { Host } from '../../../src/host/host.js';
+import { Host } from '../../../src/host/host.js';
+import { type KitchenHttpHandle, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
+import { catalogHas } from '../../helpers/wait.js';
 
 /** The limits the fast-path tests serve with (small enough to refuse a long argument). */
 export const TEST_LIMITS = { argumentBytes: 10_000, depth: 8, stringLength: 1_000 };
@@ -43,4 +49,32 @@ export function endpointUnderTest(
     ...(options.fastToolCall && { fastToolCall: options.fastToolCall }),
     ...(options.fastSessionCall && { fastSessionCall: options.fastSessionCall }),
   });
+}
+
+/** A host over the kitchen sink served on 2026-07-28 HTTP, as the fast-path tests compare on. */
+export interface KitchenHost {
+  readonly host: Host;
+  readonly kitchen: KitchenHttpHandle;
+  close(): Promise<void>;
+}
+
+/** Starts the kitchen sink and a host over it (data in a temp dir), once its tools are listed. */
+export async function kitchenHost(): Promise<KitchenHost> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sb-fast-path-'));
+  const kitchen = await startKitchenSinkHttp({ era: 'modern' });
+  const host = await Host.create({
+    dataDir,
+    governance: { mode: 'full-auto' },
+    servers: [normalizeServerEntry({ name: 'kitchen', url: kitchen.url, protocol: 'modern' })],
+  });
+  await catalogHas(host, 'mcp__kitchen__echo');
+  return {
+    host,
+    kitchen,
+    close: async () => {
+      await host.close();
+      await kitchen.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeServerEntry } from '../../../src/core/server-config.js';
 import { requestHead } from '../../../src/gateway/http/context.js';
 import {
   type FastSessionCall,
@@ -13,11 +9,11 @@ import {
 } from '../../../src/gateway/mcp/fast-session-call.js';
 import type { GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
 import type { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
-import { Host } from '../../../src/host/host.js';
-import { type KitchenHttpHandle, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
-import { catalogHas, eventually } from '../../helpers/wait.js';
+import type { Host } from '../../../src/host/host.js';
+import type { KitchenHttpHandle } from '../../fixtures/kitchen-sink.js';
+import { eventually } from '../../helpers/wait.js';
 import { SseReader } from '../sse-events.js';
-import { endpointUnderTest, TEST_LIMITS } from './endpoint-under-test.js';
+import { endpointUnderTest, type KitchenHost, kitchenHost, TEST_LIMITS } from './endpoint-under-test.js';
 import {
   mcpRequest,
   openSession,
@@ -45,7 +41,7 @@ const PRIMED_ANSWER =
 /** One message without a priming event: what the SDK writes for a 2025-06-18 client. */
 const UNPRIMED_ANSWER = /^event: message\nid: ([^\n]+)\ndata: \{[^\n]*\}\n\n$/;
 
-let dataDir: string;
+let fixture: KitchenHost | undefined;
 let kitchen: KitchenHttpHandle;
 let host: Host;
 const endpoints: McpEndpoint[] = [];
@@ -131,14 +127,8 @@ const upstreamCancels = (before: number) =>
   );
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'sb-fast-session-'));
-  kitchen = await startKitchenSinkHttp({ era: 'modern' });
-  host = await Host.create({
-    dataDir,
-    governance: { mode: 'full-auto' },
-    servers: [normalizeServerEntry({ name: 'kitchen', url: kitchen.url, protocol: 'modern' })],
-  });
-  await catalogHas(host, 'mcp__kitchen__echo');
+  fixture = await kitchenHost();
+  ({ host, kitchen } = fixture);
   fast = endpoint({ fast: true });
   full = endpoint({ fast: false });
   fastSession = await openSession(fast, tester, { version: '2025-11-25' });
@@ -147,9 +137,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(endpoints.map((e) => e.close()));
-  await host?.close();
-  await kitchen?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 describe('a 2025-11-25 session: the fast path against the SDK, same requests', () => {

@@ -1,18 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveGateway } from '../../../src/core/config/gateway-config.js';
-import { normalizeServerEntry } from '../../../src/core/server-config.js';
 import { startHttpGateway } from '../../../src/gateway/http-gateway.js';
 import { type FastToolCall, fastToolCall } from '../../../src/gateway/mcp/fast-tool-call.js';
 import type { GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
 import type { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
-import { Host } from '../../../src/host/host.js';
-import { type KitchenHttpHandle, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
-import { catalogHas, eventually } from '../../helpers/wait.js';
+import type { Host } from '../../../src/host/host.js';
+import type { KitchenHttpHandle } from '../../fixtures/kitchen-sink.js';
+import { eventually } from '../../helpers/wait.js';
 import { quietLog } from '../modern-client.js';
-import { endpointUnderTest, TEST_LIMITS } from './endpoint-under-test.js';
+import { endpointUnderTest, type KitchenHost, kitchenHost, TEST_LIMITS } from './endpoint-under-test.js';
 
 /**
  * The fast path against the full path, on the same host and upstream (the kitchen sink over
@@ -27,7 +23,7 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
 };
 
-let dataDir: string;
+let fixture: KitchenHost | undefined;
 let kitchen: KitchenHttpHandle;
 let host: Host;
 const endpoints: McpEndpoint[] = [];
@@ -113,14 +109,8 @@ let fast: McpEndpoint;
 let full: McpEndpoint;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'sb-fast-'));
-  kitchen = await startKitchenSinkHttp({ era: 'modern' });
-  host = await Host.create({
-    dataDir,
-    governance: { mode: 'full-auto' },
-    servers: [normalizeServerEntry({ name: 'kitchen', url: kitchen.url, protocol: 'modern' })],
-  });
-  await catalogHas(host, 'mcp__kitchen__echo');
+  fixture = await kitchenHost();
+  ({ host, kitchen } = fixture);
   expect(host.upstreamProtocol('kitchen').era).toBe('modern');
   fast = endpoint({ fast: true });
   full = endpoint({ fast: false });
@@ -128,9 +118,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(endpoints.map((e) => e.close()));
-  await host?.close();
-  await kitchen?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 describe('fast path against full path, same requests', () => {
