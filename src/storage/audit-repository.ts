@@ -26,7 +26,12 @@ export interface AuditRepositoryOptions {
   readonly maxBatch?: number;
   /** Runs a pending write soon; default `setImmediate` (the store's is `groupCommit`). */
   readonly defer?: (flush: () => void) => void;
+  /** Writes rows in one transaction past Kysely, ids in row order; default a Kysely insert. */
+  readonly writeRows?: AuditRowWriter;
 }
+
+/** Stores `rows` in one transaction, all or none, and returns their ids in the same order. */
+export type AuditRowWriter = (rows: readonly Insertable<AuditTable>[]) => readonly number[];
 
 /**
  * The audit repository of `db`. Appends made close together (the calls of a busy gateway) are
@@ -39,10 +44,14 @@ export function createAuditRepository(
   clock: Clock,
   options: AuditRepositoryOptions = {},
 ): AuditRepository {
+  const { writeRows } = options;
   const insertOne = async (row: Insertable<AuditTable>) =>
-    Number((await db.insertInto('audit').values(row).returning('id').executeTakeFirstOrThrow()).id);
+    writeRows
+      ? writeRows([row])[0]!
+      : Number((await db.insertInto('audit').values(row).returning('id').executeTakeFirstOrThrow()).id);
   const pending = new BatchedWrites<Insertable<AuditTable>>({
     write: async (rows) => {
+      if (writeRows) return writeRows(rows);
       const inserted = await db
         .insertInto('audit')
         .values([...rows])

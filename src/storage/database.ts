@@ -7,12 +7,13 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { type Insertable, Kysely, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { describeError, SwitchboardError } from '../core/errors.js';
+import type { AuditRowWriter } from './audit-repository.js';
 import type { Clock } from './json.js';
 import { migrateToLatest } from './migrations/runner.js';
 import type { Store } from './ports.js';
-import type { Database } from './schema.js';
+import type { AuditTable, Database } from './schema.js';
 import { createStore } from './store.js';
 
 /** Where the SQLite database is: a file (created with its directory) or memory (tests). */
@@ -72,7 +73,38 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
   // row (about 90 µs a record alone, 7 µs each in batches of 64), so under load the records
   // of a few milliseconds share one. Nothing is lost: reads and close() write what waits
   // first, and only another process reading the same file sees a record that much later.
-  return createStore(db, { ...(options.clock && { clock: options.clock }), auditWindowMs: AUDIT_WINDOW_MS });
+  return createStore(db, {
+    ...(options.clock && { clock: options.clock }),
+    auditWindowMs: AUDIT_WINDOW_MS,
+    auditRows: auditRowWriter(sqlite),
+  });
+}
+
+/**
+ * Audit batches written past Kysely, with one prepared single-row insert run per row inside a
+ * transaction: Kysely builds and compiles a multi-row insert anew for every batch, which cost
+ * a busy gateway about three times what SQLite itself spends per record (~27 µs against ~8 µs
+ * in batches of 14). Safe beside Kysely: both use this one connection synchronously, one
+ * statement at a time, and the store opens no Kysely transaction that a batch could land in.
+ */
+function auditRowWriter(sqlite: BetterSqlite3.Database): AuditRowWriter {
+  const insert = sqlite.prepare(
+    'INSERT INTO audit (at, server, actor, action, outcome, details) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  return sqlite.transaction((rows: readonly Insertable<AuditTable>[]) =>
+    rows.map((row) =>
+      Number(
+        insert.run(
+          row.at,
+          row.server ?? null,
+          row.actor ?? null,
+          row.action,
+          row.outcome ?? null,
+          row.details ?? null,
+        ).lastInsertRowid,
+      ),
+    ),
+  );
 }
 
 /** Prepared statements kept at most (one per distinct SQL text; batch inserts vary by row count). */

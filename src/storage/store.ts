@@ -3,7 +3,7 @@
  * Backends open their database, run `migrateToLatest`, then call `createStore`.
  */
 import type { Kysely } from 'kysely';
-import { createAuditRepository } from './audit-repository.js';
+import { type AuditRowWriter, createAuditRepository } from './audit-repository.js';
 import { createEventRepository } from './event-repository.js';
 import { createGrantRepository } from './grant-repository.js';
 import type { Clock } from './json.js';
@@ -24,6 +24,8 @@ export interface CreateStoreOptions {
    * after the current I/O events). Reads through this store always see every record.
    */
   auditWindowMs?: number;
+  /** Writes a batch of audit rows past Kysely (SQLite: see database.ts); default a Kysely insert. */
+  auditRows?: AuditRowWriter;
 }
 
 /**
@@ -50,7 +52,10 @@ export function groupCommit(windowMs: number): (flush: () => void) => void {
 export function createStore(db: Kysely<Database>, options: CreateStoreOptions = {}): Store {
   const clock = options.clock ?? (() => new Date());
   let closed: Promise<void> | undefined;
-  const audit = createAuditRepository(db, clock, { defer: groupCommit(options.auditWindowMs ?? 0) });
+  const audit = createAuditRepository(db, clock, {
+    defer: groupCommit(options.auditWindowMs ?? 0),
+    ...(options.auditRows && { writeRows: options.auditRows }),
+  });
   return {
     grants: createGrantRepository(db, clock),
     tokens: createTokenRepository(db, clock),
