@@ -61,6 +61,11 @@ export interface ConnectionOptions {
    * legacy connections it is sent once with `logging/setLevel` when set explicitly.
    */
   readonly logLevel?: LoggingLevel;
+  /**
+   * Relayed 2026-07-28 requests over stdio skip the SDK client's request machinery, answers
+   * decoded by the SDK's own codec (direct-requests.ts). Default true; false for comparing.
+   */
+  readonly directRequests?: boolean;
   /** Probe timeout for `server/discover` on stdio; default 10 s. */
   readonly probeTimeoutMs?: number;
   /** Where OAuth credentials of `oauth` entries live. Default: in memory, for this process. */

@@ -28,6 +28,7 @@ import type {
   ToolCallOptions,
 } from './connection-types.js';
 import { DeadlineGroup } from './deadline.js';
+import { DirectRequests } from './direct-requests.js';
 import {
   type EraVerdictStore,
   isModernVersion,
@@ -80,6 +81,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private readonly validators = new OutputValidators();
   private client?: Client;
   private transport?: Transport;
+  /** 2026-07-28 relays past the SDK's request machinery, when the SDK and transport allow (direct-requests.ts). */
+  private direct?: DirectRequests;
   /** The transport of a connect attempt under way, so close() can cut it short. */
   private connectingTransport?: Transport;
   private connecting?: Promise<void>;
@@ -154,6 +157,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     const connecting = this.connectingTransport;
     this.client = undefined;
     this.transport = undefined;
+    this.direct = undefined;
     this.connectingTransport = undefined;
     this.lists.clear();
     // A handshake under way is cut short: its transport closes, the connect rejects.
@@ -237,13 +241,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     } = {},
   ): Promise<T> {
     return this.run(method, options, async (client, rq, meta) => {
-      const own = (params._meta ?? {}) as Record<string, unknown>;
-      const raw = await client.request(
-        { method, params: { ...params, _meta: { ...meta, ...own } } },
-        passthroughSchema,
-        options.allowInputRequired ? { ...rq, allowInputRequired: true } : rq,
-      );
-      return parse(raw);
+      const sent = { ...params, _meta: { ...meta, ...(params._meta as Record<string, unknown>) } };
+      const direct = options.allowInputRequired ? this.direct : undefined;
+      if (direct) return parse(await direct.request(method, sent, rq.signal!));
+      const relaying = options.allowInputRequired ? { ...rq, allowInputRequired: true } : rq;
+      return parse(await client.request({ method, params: sent }, passthroughSchema, relaying));
     });
   }
 
@@ -375,6 +377,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     client.onclose = () => this.handleClosed(client, transport);
     this.client = client;
     this.transport = transport;
+    const direct = this.options.directRequests !== false && transport instanceof StdioTransport;
+    this.direct = direct ? DirectRequests.attach(client, transport) : undefined;
     this.lists.clear();
   }
 
@@ -390,6 +394,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     if (client !== this.client) return;
     this.client = undefined;
     this.transport = undefined;
+    this.direct = undefined;
     this.lists.clear();
     if (this.currentState !== 'connected') return;
     const exit = transport instanceof StdioTransport ? transport.exitInfo : undefined;

@@ -1,0 +1,197 @@
+import {
+  type JSONRPCMessage,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { tunnelTaskResult } from './tool-tasks.js';
+
+/*
+ * 2026-07-28 requests sent past the SDK client's request machinery, for the relays a busy
+ * gateway makes thousands of times a second. The SDK's `request()` costs about as much as the
+ * rest of a relayed call (a promise, timer and listener set per request, each response
+ * classified with zod before it is routed); this sends the same message and reads its answer
+ * with the SDK's own pieces:
+ *  - the outbound message is the SDK's (`_envelopeOutbound`: the 2026-07-28 `_meta` envelope);
+ *  - the result is decoded by the SDK's era codec (`_wireCodec().decodeResult`): the same
+ *    `resultType` rules, the same result-schema check, the same errors;
+ *  - a JSON-RPC error becomes the SDK's `ProtocolError`; a closed transport rejects with the
+ *    SDK's `ConnectionClosed` error; an aborted request sends `notifications/cancelled` and
+ *    rejects as the SDK's does — so the connection maps every outcome as before.
+ * Those two members are internal to the SDK (no public API decodes a raw result), so the lane
+ * opens only when both exist; otherwise requests take the SDK's path, unchanged. Only for
+ * requests that hand `input_required` back to the caller (the SDK would fulfil it itself
+ * otherwise), and only on transports without a stream per request (stdio): the SDK's HTTP
+ * transport ties a 2026-07-28 request to its own POST.
+ */
+
+/** The SDK client internals the lane uses (see above). */
+interface SdkInternals {
+  _envelopeOutbound(message: JSONRPCMessage): JSONRPCMessage;
+  _wireCodec(): { readonly era: string; decodeResult(method: string, raw: unknown): Decoded };
+}
+
+type Decoded =
+  | { readonly kind: 'complete'; readonly result: Record<string, unknown> }
+  | { readonly kind: 'invalid'; readonly error: Error }
+  | {
+      readonly kind: 'input_required';
+      readonly inputRequests: Record<string, unknown>;
+      readonly requestState?: string;
+      readonly _meta?: Record<string, unknown>;
+    }
+  | { readonly kind: string };
+
+interface Pending {
+  readonly method: string;
+  readonly resolve: (value: Record<string, unknown>) => void;
+  readonly reject: (error: unknown) => void;
+  readonly signal: AbortSignal;
+  readonly onAbort: () => void;
+}
+
+const MODERN = '2026-07-28';
+
+export class DirectRequests {
+  private counter = 0;
+  private readonly pending = new Map<string, Pending>();
+
+  private constructor(
+    private readonly transport: Transport,
+    private readonly sdk: SdkInternals,
+  ) {}
+
+  /**
+   * The lane for `client` on `transport` once connected in 2026-07-28, or undefined when the
+   * SDK lacks the internals it needs or the era or transport does not allow it. Wraps the
+   * transport's `onmessage` and `onclose` as the SDK left them: the lane's answers never reach
+   * the SDK (it would report an unknown id); everything else does, as before.
+   */
+  static attach(client: unknown, transport: Transport): DirectRequests | undefined {
+    const sdk = client as Partial<SdkInternals>;
+    if (typeof sdk._envelopeOutbound !== 'function' || typeof sdk._wireCodec !== 'function') return undefined;
+    const internals = sdk as SdkInternals;
+    if (internals._wireCodec().era !== MODERN) return undefined;
+    if ((transport as { hasPerRequestStream?: boolean }).hasPerRequestStream === true) return undefined;
+    const sdkMessage = transport.onmessage;
+    const sdkClose = transport.onclose;
+    if (!sdkMessage) return undefined;
+    const lane = new DirectRequests(transport, internals);
+    transport.onmessage = (message, extra) => {
+      if (!lane.settle(message)) sdkMessage.call(transport, message, extra);
+    };
+    transport.onclose = () => {
+      try {
+        sdkClose?.call(transport);
+      } finally {
+        lane.closeAll();
+      }
+    };
+    return lane;
+  }
+
+  /** Requests in flight. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Sends `method` with `params` (their `_meta` as the caller built it) and resolves with the
+   * decoded result, an `input_required` answer as the SDK hands it back in manual mode. When
+   * `signal` aborts first, the server is told and the promise rejects with the abort reason.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    if (signal.aborted) return Promise.reject(abortError(signal.reason));
+    const id = `switchboard-${++this.counter}`;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        const cancel = this.sdk._envelopeOutbound({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: String(signal.reason) },
+        });
+        this.transport.send(cancel).catch(() => undefined);
+        reject(abortError(signal.reason));
+      };
+      this.pending.set(id, { method, resolve, reject, signal, onAbort });
+      signal.addEventListener('abort', onAbort, { once: true });
+      const message = this.sdk._envelopeOutbound({ jsonrpc: '2.0', id, method, params });
+      this.transport.send(message).catch((error: unknown) => {
+        if (this.finish(id)) reject(error);
+      });
+    });
+  }
+
+  /** Settles the request `message` answers; false when it is no answer of this lane. */
+  private settle(message: JSONRPCMessage): boolean {
+    const { id } = message as { id?: unknown };
+    if (typeof id !== 'string') return false;
+    const waiting = this.pending.get(id);
+    if (!waiting || !('result' in message || 'error' in message)) return false;
+    this.finish(id);
+    if ('error' in message) {
+      const { code, message: text, data } = message.error;
+      waiting.reject(ProtocolError.fromError(code, text, data));
+      return true;
+    }
+    // As the connection's transport tap does for the SDK: task results pass the codec tunnelled.
+    tunnelTaskResult(message);
+    let decoded: Decoded;
+    try {
+      decoded = this.sdk._wireCodec().decodeResult(waiting.method, message.result);
+    } catch (error) {
+      waiting.reject(error instanceof Error ? error : new Error(String(error)));
+      return true;
+    }
+    if (decoded.kind === 'complete' && 'result' in decoded) waiting.resolve(decoded.result);
+    else if (decoded.kind === 'invalid' && 'error' in decoded) waiting.reject(decoded.error);
+    else if (decoded.kind === 'input_required' && 'inputRequests' in decoded) {
+      waiting.resolve({
+        resultType: 'input_required',
+        inputRequests: decoded.inputRequests,
+        ...(decoded.requestState !== undefined && { requestState: decoded.requestState }),
+        ...(decoded._meta !== undefined && { _meta: decoded._meta }),
+      });
+    } else {
+      waiting.reject(
+        new SdkError(
+          SdkErrorCode.UnsupportedResultType,
+          `Unsupported result type '${decoded.kind}' for ${waiting.method}`,
+          {
+            resultType: decoded.kind,
+            method: waiting.method,
+          },
+        ),
+      );
+    }
+    return true;
+  }
+
+  /** Forgets request `id`; false when it was not pending. */
+  private finish(id: string): boolean {
+    const waiting = this.pending.get(id);
+    if (!waiting) return false;
+    this.pending.delete(id);
+    waiting.signal.removeEventListener('abort', waiting.onAbort);
+    return true;
+  }
+
+  private closeAll(): void {
+    const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    for (const [id, waiting] of [...this.pending]) {
+      this.finish(id);
+      waiting.reject(error);
+    }
+  }
+}
+
+/** How the SDK rejects an aborted request: the reason itself when it is an SdkError. */
+function abortError(reason: unknown): SdkError {
+  return reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
+}
