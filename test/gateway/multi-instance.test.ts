@@ -94,7 +94,9 @@ describe('two gateways on one PostgreSQL database', () => {
       requestState: r2.requestState,
     });
     expect((r3.content as { text: string }[])[0]?.text).toBe('Ada likes teal');
-    // One trail: instance B sees the rounds instance A served, and the other way round.
+    // One trail: instance B sees the rounds instance A served, and the other way round. A call's
+    // record is written just after its answer: A's reading of the trail writes what it holds.
+    await a.host.audit({ server: 'up' });
     const seen = (await b.host.audit({ server: 'up' })).entries.filter((e) => e.action === 'tool_call');
     expect(seen.length).toBeGreaterThanOrEqual(3);
   }, 60_000);
