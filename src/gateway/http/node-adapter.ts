@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { IncomingHandler, RequestBody, RequestHead, WebHandler } from './context.js';
-import { preparedBody } from './prepared-response.js';
+import { preparedBody, preparedFields } from './prepared-response.js';
 
 /** A running listener. `close()` stops accepting and ends every connection, streams included. */
 export interface NodeListener {
@@ -146,9 +146,24 @@ function headOf(req: IncomingMessage, url: { pathname: string; host: string }): 
     method: req.method ?? 'GET',
     pathname: url.pathname,
     host: url.host,
-    // Node keys headers in lower case; like `Headers.get`, any case finds them.
-    header: (name) => req.headersDistinct[name.toLowerCase()]?.join(', ') ?? null,
+    header: (name) => rawHeader(req.rawHeaders, name),
   };
+}
+
+/**
+ * A header as `Headers.get` gives it: found in any case, its values joined with ", ". Read
+ * from Node's raw list, which costs nothing to keep (`headersDistinct` builds an array for
+ * every header of every request, for the few a request's chain asks about).
+ */
+function rawHeader(raw: readonly string[], name: string): string | null {
+  const wanted = name.toLowerCase();
+  let found: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+    found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]!}`;
+  }
+  return found;
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -246,12 +261,15 @@ async function writeResponse(
   response: Response,
   options: { head: boolean; close: boolean },
 ): Promise<void> {
-  const headers: OutgoingHttpHeaders = {};
-  response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  const fields = preparedFields(response);
+  const headers: OutgoingHttpHeaders = fields ?? {};
+  if (fields === undefined) {
+    response.headers.forEach((value, name) => {
+      if (name !== 'set-cookie') headers[name] = value;
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) headers['set-cookie'] = cookies;
+  }
   if (options.close) headers.connection = 'close';
   const whole = options.head || response.bodyUsed ? undefined : preparedBody(response);
   if (whole !== undefined) {

@@ -1,3 +1,5 @@
+import { preparedFields } from './prepared-response.js';
+
 /**
  * Adds headers to a response. A response whose headers are immutable (`Response.redirect`,
  * one returned by `fetch`) is re-wrapped around the same body stream, so nothing is copied.
@@ -8,6 +10,16 @@ export function withHeaders(
   headers: Readonly<Record<string, string>>,
   options: { overwrite?: boolean } = {},
 ): Response {
+  // A prepared response keeps its headers in a plain record (prepared-response.ts).
+  const fields = preparedFields(response);
+  if (fields !== undefined) {
+    for (const [name, value] of Object.entries(headers)) {
+      const key = name.toLowerCase();
+      if (options.overwrite === false && Object.hasOwn(fields, key)) continue;
+      fields[key] = value;
+    }
+    return response;
+  }
   const apply = (target: Headers) => {
     for (const [name, value] of Object.entries(headers)) {
       if (options.overwrite === false && target.has(name)) continue;
