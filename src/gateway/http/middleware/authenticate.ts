@@ -46,7 +46,7 @@ export function authenticate(options: AuthenticateOptions): Middleware {
   const { auth } = options;
   if (auth.mode === 'none') {
     const anonymous = createPrincipal({ id: 'anonymous', kind: 'anonymous' });
-    return async (ctx, next) => {
+    return (ctx, next) => {
       if (!options.insecure && !isLoopbackAddress(ctx.remoteAddress)) {
         throw new HttpError(403, 'This gateway takes requests from this machine only.');
       }

@@ -8,7 +8,7 @@ import { grantsNothing } from '../principal.js';
  * layer's, through `ctx.principal.allows(server, tool)`.
  */
 export function authorize(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const principal = ctx.principal;
     if (principal === undefined) throw new Error('Authorization runs before authentication.');
     if (grantsNothing(principal.grants)) {

@@ -34,7 +34,7 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
     if (origins.has(url.origin)) return true;
     return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
   };
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const host = ctx.head.header('host') ?? ctx.head.host;
     if (!hostAllowed(host, ctx.localPort ?? options.port)) {
       throw new HttpError(

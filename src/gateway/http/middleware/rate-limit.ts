@@ -32,7 +32,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     return `${ctx.principal.kind}:${ctx.principal.id}`;
   };
   const whose = options.by === 'ip' ? 'this address' : 'this principal';
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const result = buckets.take(keyOf(ctx));
     if (!result.ok) {
       throw new HttpError(

@@ -21,20 +21,21 @@ export interface RequestIdOptions {
 export function requestId(options: RequestIdOptions = {}): Middleware {
   const now = options.now ?? Date.now;
   const generate = options.generate ?? randomUUID;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const sent = ctx.head.header('x-request-id');
     ctx.id = sent !== null && SAFE_REQUEST_ID.test(sent) ? sent : generate();
-    const response = await next();
-    ctx.log.access({
-      at: new Date(),
-      id: ctx.id,
-      method: ctx.head.method,
-      path: ctx.head.pathname,
-      status: response.status,
-      ms: now() - ctx.startedAt,
-      ...(ctx.principal && { principal: ctx.principal.id }),
-      remoteAddress: ctx.remoteAddress,
+    return next().then((response) => {
+      ctx.log.access({
+        at: new Date(),
+        id: ctx.id,
+        method: ctx.head.method,
+        path: ctx.head.pathname,
+        status: response.status,
+        ms: now() - ctx.startedAt,
+        ...(ctx.principal && { principal: ctx.principal.id }),
+        remoteAddress: ctx.remoteAddress,
+      });
+      return withHeaders(response, { 'X-Request-Id': ctx.id });
     });
-    return withHeaders(response, { 'X-Request-Id': ctx.id });
   };
 }

@@ -33,5 +33,5 @@ export function applySecurityHeaders(response: Response): Response {
 
 /** Adds the security headers to whatever the rest of the chain answers. */
 export function securityHeaders(): Middleware {
-  return async (_ctx, next) => applySecurityHeaders(await next());
+  return (_ctx, next) => next().then(applySecurityHeaders);
 }
