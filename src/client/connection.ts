@@ -196,11 +196,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       const raw = await this.callToolAsTask(name, args, options);
       return normalizeToolResult(raw as CallToolResult, tool ? this.validators.for(tool) : undefined);
     }
-    // The SDK finds the definition (for SEP-2243 header mirroring) in its own cached list,
-    // stored without outputSchema (tool-list-store.ts): validation is ours, reported not thrown.
-    const raw = await this.run('tools/call', options, (client, rq, _meta) =>
-      client.callTool({ name, arguments: args, _meta }, rq),
-    );
+    // Output validation is ours (the SDK's list has no outputSchema: tool-list-store.ts). On stdio
+    // in 2026-07-28, `request()` with the SDK's own schema is `callTool` minus its lookups.
+    const schema = this.direct?.resultSchema('tools/call');
+    const raw = await this.run('tools/call', options, (client, rq, _meta) => {
+      const params = { name, arguments: args, _meta };
+      if (!schema) return client.callTool(params, rq);
+      return client.request({ method: 'tools/call', params }, schema, rq) as Promise<CallToolResult>;
+    });
     return normalizeToolResult(raw, tool ? this.validators.for(tool) : undefined);
   }
 

@@ -3,6 +3,7 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  type StandardSchemaV1,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { tunnelTaskResult } from './tool-tasks.js';
@@ -29,7 +30,16 @@ import { tunnelTaskResult } from './tool-tasks.js';
 /** The SDK client internals the lane uses (see above). */
 interface SdkInternals {
   _envelopeOutbound(message: JSONRPCMessage): JSONRPCMessage;
-  _wireCodec(): { readonly era: string; decodeResult(method: string, raw: unknown): Decoded };
+  _wireCodec(): {
+    readonly era: string;
+    decodeResult(method: string, raw: unknown): Decoded;
+    validateResult(
+      method: string,
+      raw: unknown,
+    ):
+      | { readonly ok: true; readonly value: unknown }
+      | { readonly ok: false; readonly reason: string; readonly message?: string };
+  };
 }
 
 type Decoded =
@@ -56,6 +66,7 @@ const MODERN = '2026-07-28';
 export class DirectRequests {
   private counter = 0;
   private readonly pending = new Map<string, Pending>();
+  private readonly schemas = new Map<string, StandardSchemaV1<unknown, Record<string, unknown>>>();
 
   private constructor(
     private readonly transport: Transport,
@@ -94,6 +105,34 @@ export class DirectRequests {
   /** Requests in flight. */
   get size(): number {
     return this.pending.size;
+  }
+
+  /**
+   * The result schema the SDK's `request()` uses for a spec method when given none, built once
+   * instead of per request: `Client.callTool` looks it up (probing the codec by validating
+   * `undefined`, a failed parse with its error formatted, on every call) and scans its
+   * response cache for header mirroring and output validation, none of which applies on
+   * stdio with our own output validation. For `request(…, schema)` in place of `callTool`.
+   */
+  resultSchema(method: string): StandardSchemaV1<unknown, Record<string, unknown>> {
+    let schema = this.schemas.get(method);
+    if (schema === undefined) {
+      const codec = this.sdk._wireCodec();
+      schema = {
+        '~standard': {
+          version: 1,
+          vendor: 'mcp-wire-codec',
+          validate: (value: unknown) => {
+            const outcome = codec.validateResult(method, value);
+            if (outcome.ok) return { value: outcome.value as Record<string, unknown> };
+            const message = outcome.reason === 'invalid' ? (outcome.message ?? '') : `not-in-era: ${method}`;
+            return { issues: [{ message }] };
+          },
+        },
+      };
+      this.schemas.set(method, schema);
+    }
+    return schema;
   }
 
   /**

@@ -106,6 +106,7 @@ describe('direct requests match the SDK request path', () => {
     ['throw', {}],
     ['no_such_tool', {}],
     ['echo', { wrong: 1 }],
+    ['echo', { text: '@extra-fields' }],
   ])('answers %s %j alike', async (name, args) => {
     const [a, b] = await both(name, args);
     expect(a).toEqual(b);
@@ -116,7 +117,7 @@ describe('direct requests match the SDK request path', () => {
     expect(a).toEqual({ ok: { kind: 'complete', raw: echoed('plain') } });
   });
 
-  it.each(['@no-result-type', '@bad-result-type', '@bad-content', '@error-with-data'])(
+  it.each(['@no-result-type', '@bad-result-type', '@bad-content', '@wrong-types', '@error-with-data'])(
     'refuses a broken answer (%s) alike',
     async (text) => {
       const [a, b] = await both('echo', { text });
@@ -186,6 +187,30 @@ describe('direct requests match the SDK request path', () => {
     expect(a).toEqual(b);
     expect(a).toMatchObject({ error: 'REQUEST_TIMEOUT' });
     await expectEventually(async () => (await count(direct)) === before + 1);
+  });
+
+  it.each([
+    ['echo', { text: 'hello' }],
+    ['add', { a: 2, b: 40 }],
+    ['image', {}],
+    ['embedded', {}],
+    ['bad_structured', {}],
+    ['fail', {}],
+    ['throw', {}],
+    ['no_such_tool', {}],
+    ['echo', { wrong: 1 }],
+    ['echo', { text: '@no-result-type' }],
+    ['echo', { text: '@bad-content' }],
+    ['echo', { text: '@error-with-data' }],
+    ['echo', { text: '@not-an-object' }],
+    ['echo', { text: '@extra-fields' }],
+    ['echo', { text: '@wrong-types' }],
+    // An elicitation the host declines (no handler): the SDK's rounds run on both paths.
+    ['confirm', {}],
+  ])('calls %s %j through callTool alike', async (name, args) => {
+    const call = (c: Connection) => outcome(() => c.callTool(name, args, { timeoutMs: 400 }));
+    const [a, b] = await Promise.all([call(direct), call(sdk)]);
+    expect(a).toEqual(b);
   });
 
   it('matches many answers in flight to their requests', async () => {
