@@ -282,6 +282,20 @@ describe('direct requests when the server goes away', () => {
     }
   });
 
+  it('fails a call in flight as the SDK path does when the connection is closed', async () => {
+    const [direct, sdk] = await Promise.all([open(true), open(false)]);
+    const pending = (c: Connection) => {
+      let closing: Promise<void> | undefined;
+      return relay(c, new AbortController(), () => {
+        closing ??= c.close();
+      });
+    };
+    const [a, b] = await Promise.all([pending(direct), pending(sdk)]);
+    expect(a).toEqual(b);
+    expect('error' in a).toBe(true);
+    expect([direct.state, sdk.state]).toEqual(['closed', 'closed']);
+  });
+
   function relay(c: Connection, controller: AbortController, onProgress: () => void) {
     return outcome(() =>
       relayRequest(
