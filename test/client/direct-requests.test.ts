@@ -285,9 +285,11 @@ describe('direct requests when the server goes away', () => {
   it('fails a call in flight as the SDK path does when the connection is closed', async () => {
     const [direct, sdk] = await Promise.all([open(true), open(false)]);
     const pending = (c: Connection) => {
-      let closing: Promise<void> | undefined;
+      let closed = false;
       return relay(c, new AbortController(), () => {
-        closing ??= c.close();
+        if (closed) return;
+        closed = true;
+        void c.close();
       });
     };
     const [a, b] = await Promise.all([pending(direct), pending(sdk)]);
