@@ -196,13 +196,13 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       const raw = await this.callToolAsTask(name, args, options);
       return normalizeToolResult(raw as CallToolResult, tool ? this.validators.for(tool) : undefined);
     }
-    // Output validation is ours (the SDK's list has no outputSchema: tool-list-store.ts). On stdio
-    // in 2026-07-28, `request()` with the SDK's own schema is `callTool` minus its lookups.
-    const schema = this.direct?.resultSchema('tools/call');
+    // Validation of the output is ours (tool-list-store.ts); the lane is callTool's (direct-requests.ts).
+    const direct = this.direct;
     const raw = await this.run('tools/call', options, (client, rq, _meta) => {
       const params = { name, arguments: args, _meta };
-      if (!schema) return client.callTool(params, rq);
-      return client.request({ method: 'tools/call', params }, schema, rq) as Promise<CallToolResult>;
+      return direct
+        ? (direct.call(client, 'tools/call', params, rq) as Promise<CallToolResult>)
+        : client.callTool(params, rq);
     });
     return normalizeToolResult(raw, tool ? this.validators.for(tool) : undefined);
   }

@@ -33,16 +33,45 @@ import { tunnelTaskResult } from './tool-tasks.js';
 /** The SDK client internals the lane uses (see above). */
 interface SdkInternals {
   _envelopeOutbound(message: JSONRPCMessage): JSONRPCMessage;
-  _wireCodec(): {
-    readonly era: string;
-    decodeResult(method: string, raw: unknown): Decoded;
-    validateResult(
-      method: string,
-      raw: unknown,
-    ):
-      | { readonly ok: true; readonly value: unknown }
-      | { readonly ok: false; readonly reason: string; readonly message?: string };
-  };
+  _wireCodec(): WireCodec;
+  /** The SDK's own fulfilment of an `input_required` answer: its engine, its handlers, its rounds. */
+  _resolveNonCompleteResult?(decoded: Decoded, flow: RequestFlow): Promise<unknown>;
+  /** One round of such a flow, through the SDK's `request()`. */
+  _requestWithSchemaViaCodec?(
+    codec: WireCodec,
+    request: { method: string; params?: Record<string, unknown> },
+    schema: ResultSchema,
+    options: unknown,
+  ): Promise<unknown>;
+}
+
+/** What the SDK's engine is handed with an `input_required` answer (its `_requestWithSchemaViaCodec`). */
+interface RequestFlow {
+  readonly codec: WireCodec;
+  readonly request: { readonly method: string; readonly params: Record<string, unknown> };
+  readonly resultSchema: ResultSchema;
+  readonly options: RequestOptionsLike;
+  readonly flowStartedAt: number;
+  retry(params: Record<string, unknown> | undefined, legOptions: unknown): Promise<unknown>;
+}
+
+/** The request options `Connection.run` hands the SDK: an abort signal and a timeout. */
+export interface RequestOptionsLike {
+  readonly signal?: AbortSignal;
+  readonly timeout?: number;
+}
+
+type ResultSchema = StandardSchemaV1<unknown, Record<string, unknown>>;
+
+interface WireCodec {
+  readonly era: string;
+  decodeResult(method: string, raw: unknown): Decoded;
+  validateResult(
+    method: string,
+    raw: unknown,
+  ):
+    | { readonly ok: true; readonly value: unknown }
+    | { readonly ok: false; readonly reason: string; readonly message?: string };
 }
 
 type Decoded =
@@ -58,7 +87,7 @@ type Decoded =
 
 interface Pending {
   readonly method: string;
-  readonly resolve: (value: Record<string, unknown>) => void;
+  readonly resolve: (value: Decoded) => void;
   readonly reject: (error: unknown) => void;
   readonly signal: AbortSignal;
   readonly onAbort: () => void;
@@ -69,7 +98,7 @@ const MODERN = '2026-07-28';
 export class DirectRequests {
   private counter = 0;
   private readonly pending = new Map<string, Pending>();
-  private readonly schemas = new Map<string, StandardSchemaV1<unknown, Record<string, unknown>>>();
+  private readonly schemas = new Map<string, ResultSchema>();
 
   private constructor(
     private readonly transport: Transport,
@@ -112,7 +141,7 @@ export class DirectRequests {
    * response cache for header mirroring and output validation, none of which applies on
    * stdio with our own output validation. For `request(…, schema)` in place of `callTool`.
    */
-  resultSchema(method: string): StandardSchemaV1<unknown, Record<string, unknown>> {
+  resultSchema(method: string): ResultSchema {
     let schema = this.schemas.get(method);
     if (schema === undefined) {
       const codec = this.sdk._wireCodec();
@@ -135,14 +164,75 @@ export class DirectRequests {
 
   /**
    * Sends `method` with `params` (their `_meta` as the caller built it) and resolves with the
-   * decoded result, an `input_required` answer as the SDK hands it back in manual mode. When
-   * `signal` aborts first, the server is told and the promise rejects with the abort reason.
+   * decoded result, an `input_required` answer as the SDK hands it back in manual mode (a
+   * relay's request). When `signal` aborts first, the server is told and the promise rejects
+   * with the abort reason.
    */
-  request(
+  async request(
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
+    const decoded = await this.send(method, params, signal);
+    if (decoded.kind === 'complete' && 'result' in decoded) return decoded.result;
+    if (decoded.kind === 'input_required' && 'inputRequests' in decoded) {
+      return {
+        resultType: 'input_required',
+        inputRequests: decoded.inputRequests,
+        ...(decoded.requestState !== undefined && { requestState: decoded.requestState }),
+        ...(decoded._meta !== undefined && { _meta: decoded._meta }),
+      };
+    }
+    throw unsupported(decoded.kind, method);
+  }
+
+  /**
+   * What the SDK's `request({ method, params }, resultSchema(method), options)` answers (the
+   * `callTool` path): a complete result checked by the SDK's result schema, and an
+   * `input_required` answer handed to the SDK's own engine, which fulfils it with the
+   * connection's handlers and sends the next rounds through its `request()`. Without those
+   * internals, that very SDK call.
+   */
+  async call(
+    client: { request(...args: unknown[]): Promise<unknown> },
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptionsLike,
+  ): Promise<Record<string, unknown>> {
+    const schema = this.resultSchema(method);
+    const { _resolveNonCompleteResult: fulfil, _requestWithSchemaViaCodec: round } = this.sdk;
+    if (!fulfil || !round || !options.signal) {
+      return (await client.request({ method, params }, schema, options)) as Record<string, unknown>;
+    }
+    const flowStartedAt = Date.now();
+    const decoded = await this.send(method, params, options.signal);
+    if (decoded.kind === 'complete' && 'result' in decoded) {
+      const checked = await schema['~standard'].validate(decoded.result);
+      if (!checked.issues) return checked.value;
+      const issues = checked.issues.map((issue) => issue.message).join(', ');
+      throw new SdkError(SdkErrorCode.InvalidResult, `Invalid result for ${method}: ${issues}`);
+    }
+    const codec = this.sdk._wireCodec();
+    const flow: RequestFlow = {
+      codec,
+      request: { method, params },
+      resultSchema: schema,
+      options,
+      flowStartedAt,
+      retry: (next, legOptions) =>
+        round.call(
+          this.sdk,
+          codec,
+          next === undefined ? { method } : { method, params: next },
+          schema,
+          legOptions,
+        ),
+    };
+    return (await fulfil.call(this.sdk, decoded, flow)) as Record<string, unknown>;
+  }
+
+  /** Sends the request and resolves with its answer as the SDK's codec decodes it; rejects as the SDK does. */
+  private send(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Decoded> {
     if (signal.aborted) return Promise.reject(abortError(signal.reason));
     const id = `switchboard-${++this.counter}`;
     return new Promise((resolve, reject) => {
@@ -186,27 +276,8 @@ export class DirectRequests {
       waiting.reject(error instanceof Error ? error : new Error(String(error)));
       return true;
     }
-    if (decoded.kind === 'complete' && 'result' in decoded) waiting.resolve(decoded.result);
-    else if (decoded.kind === 'invalid' && 'error' in decoded) waiting.reject(decoded.error);
-    else if (decoded.kind === 'input_required' && 'inputRequests' in decoded) {
-      waiting.resolve({
-        resultType: 'input_required',
-        inputRequests: decoded.inputRequests,
-        ...(decoded.requestState !== undefined && { requestState: decoded.requestState }),
-        ...(decoded._meta !== undefined && { _meta: decoded._meta }),
-      });
-    } else {
-      waiting.reject(
-        new SdkError(
-          SdkErrorCode.UnsupportedResultType,
-          `Unsupported result type '${decoded.kind}' for ${waiting.method}`,
-          {
-            resultType: decoded.kind,
-            method: waiting.method,
-          },
-        ),
-      );
-    }
+    if (decoded.kind === 'invalid' && 'error' in decoded) waiting.reject(decoded.error);
+    else waiting.resolve(decoded);
     return true;
   }
 
@@ -226,6 +297,14 @@ export class DirectRequests {
       waiting.reject(error);
     }
   }
+}
+
+/** The SDK's error for an answer of a kind it has no way to take. */
+function unsupported(kind: string, method: string): SdkError {
+  return new SdkError(SdkErrorCode.UnsupportedResultType, `Unsupported result type '${kind}' for ${method}`, {
+    resultType: kind,
+    method,
+  });
 }
 
 /** How the SDK rejects an aborted request: the reason itself when it is an SdkError. */

@@ -126,6 +126,14 @@ describe('direct requests match the SDK request path', () => {
     },
   );
 
+  it('refuses a result that is no object at once in callTool too, where the SDK path waits for the timeout', async () => {
+    const call = (c: Connection) =>
+      outcome(() => c.callTool('echo', { text: '@not-an-object' }, { timeoutMs: 300 }));
+    const [a, b] = await Promise.all([call(direct), call(sdk)]);
+    expect(b).toMatchObject({ error: 'REQUEST_TIMEOUT' });
+    expect(a).toMatchObject({ error: 'UPSTREAM_ERROR' });
+  });
+
   it('refuses a result that is no object at once, where the SDK path waits for the timeout', async () => {
     // The SDK does not take `{ id, result: 42 }` for a response at all, so its request waits.
     // This is also how the tests know that only `direct` takes the lane.
@@ -202,7 +210,6 @@ describe('direct requests match the SDK request path', () => {
     ['echo', { text: '@no-result-type' }],
     ['echo', { text: '@bad-content' }],
     ['echo', { text: '@error-with-data' }],
-    ['echo', { text: '@not-an-object' }],
     ['echo', { text: '@extra-fields' }],
     ['echo', { text: '@wrong-types' }],
     // An elicitation the host declines (no handler): the SDK's rounds run on both paths.
