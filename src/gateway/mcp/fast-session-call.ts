@@ -130,6 +130,38 @@ export function offersCallbacks(capabilities: ClientCapabilities | undefined): b
   );
 }
 
+/**
+ * The host's log lines, handed to the calls in flight on the server that wrote them, through
+ * one host listener while any call follows: a listener per call made the host's emitter copy
+ * its listener list on every call's start and end, and warn of a leak past ten calls at once.
+ */
+class LogFollowers {
+  private readonly byServer = new Map<string, Set<(line: LogEntry) => void>>();
+  private count = 0;
+  private readonly deliver = (line: LogEntry) => {
+    const followers = this.byServer.get(line.server);
+    if (followers) for (const follower of followers) follower(line);
+  };
+
+  constructor(private readonly host: Pick<FastToolCallOptions['host'], 'on' | 'off'>) {}
+
+  /** Hands `server`'s lines to `follower` until the returned function is called. */
+  follow(server: string, follower: (line: LogEntry) => void): () => void {
+    let followers = this.byServer.get(server);
+    if (!followers) {
+      followers = new Set();
+      this.byServer.set(server, followers);
+    }
+    followers.add(follower);
+    if (this.count++ === 0) this.host.on('log', this.deliver);
+    return () => {
+      if (!followers.delete(follower)) return;
+      if (followers.size === 0) this.byServer.delete(server);
+      if (--this.count === 0) this.host.off('log', this.deliver);
+    };
+  }
+}
+
 /** What a call came to: a message to send, a result for the SDK to answer with, or nothing (cancelled). */
 type Outcome =
   | { readonly kind: 'message'; readonly message: JSONRPCMessage }
@@ -141,6 +173,7 @@ const CANCELLED: Outcome = { kind: 'cancelled' };
 /** The fast path over `options.host` (see the module comment for what it takes and why). */
 export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
   const { host } = options;
+  const logs = new LogFollowers(host);
   /**
    * What the full path's handler does before any upstream work: the tool to call, or the
    * answer without one (its error; undefined when only the full path may serve the call).
@@ -188,7 +221,7 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
     const threshold = scope.logLevel ?? 'debug';
     // As the full path (withCallRelays): the server's lines while the call runs reach the caller.
     const relayLog = (line: LogEntry) => {
-      if (line.server !== entry.server || line.source !== 'server' || !atLeast(line.level, threshold)) return;
+      if (line.source !== 'server' || !atLeast(line.level, threshold)) return;
       stream.send({
         jsonrpc: '2.0',
         method: 'notifications/message',
@@ -200,7 +233,7 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
       });
       open();
     };
-    host.on('log', relayLog);
+    const stopRelaying = logs.follow(entry.server, relayLog);
     const outcome = (async (): Promise<Outcome> => {
       try {
         const result = await host.callTool(entry.name, call.args, {
@@ -222,7 +255,7 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
         return { kind: 'message', message: jsonRpcErrorMessage(call.id, toProtocolError(error)) };
       } finally {
         clearTimeout(timer);
-        host.off('log', relayLog);
+        stopRelaying();
         scope.finished();
       }
     })();

@@ -407,6 +407,45 @@ describe("the upstream's log lines during a call", () => {
   });
 });
 
+describe('calls in flight and the host', () => {
+  it('follow the log through one host listener, however many run at once', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const base = host.listenerCount('log');
+    try {
+      const ids = Array.from({ length: 24 }, () => nextId++);
+      const answers = ids.map(async (id) =>
+        sseAnswer(await post(fastSession, toolCallBody(id, 'slow', { ms: 300 }))),
+      );
+      await eventually(
+        () => host.listenerCount('log'),
+        (n) => n > base,
+        { what: 'saw the calls follow the log' },
+      );
+      expect(host.listenerCount('log')).toBe(base + 1);
+      const done = await Promise.all(answers);
+      expect(done.map((answer) => answer.messages.at(-1))).toEqual(
+        ids.map(() =>
+          expect.objectContaining({
+            result: expect.objectContaining({ content: [{ type: 'text', text: 'slow done' }] }),
+          }),
+        ),
+      );
+      await eventually(
+        () => host.listenerCount('log'),
+        (n) => n === base,
+        { what: 'saw the listener go' },
+      );
+      // Give a MaxListenersExceededWarning, emitted on the next tick, its chance.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
 describe('what the fast path is not offered', () => {
   const NOT_OFFERED = { text: 'x' };
   const PROGRESS = { _meta: { progressToken: 1 } };
