@@ -81,7 +81,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private readonly validators = new OutputValidators();
   private client?: Client;
   private transport?: Transport;
-  /** 2026-07-28 relays past the SDK's request machinery, when the SDK and transport allow (direct-requests.ts). */
+  /** 2026-07-28 relays and callTool past the SDK's request machinery, where allowed (direct-requests.ts). */
   private direct?: DirectRequests;
   /** The transport of a connect attempt under way, so close() can cut it short. */
   private connectingTransport?: Transport;

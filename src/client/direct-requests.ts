@@ -20,14 +20,16 @@ import { tunnelTaskResult } from './tool-tasks.js';
  *  - a JSON-RPC error becomes the SDK's `ProtocolError`; a closed transport rejects with the
  *    SDK's `ConnectionClosed` error; an aborted request sends `notifications/cancelled` and
  *    rejects as the SDK's does — so the connection maps every outcome as before.
- * Those two members are internal to the SDK (no public API decodes a raw result), so the lane
- * opens only when both exist; otherwise requests take the SDK's path, unchanged. Only for
- * requests that hand `input_required` back to the caller (the SDK would fulfil it itself
- * otherwise), and only on transports without a stream per request (stdio): the SDK's HTTP
- * transport ties a 2026-07-28 request to its own POST. For `callTool`, whose `input_required`
- * answers the SDK's engine fulfils, the lane offers the SDK's own result schema built once
- * (`resultSchema`), so the call goes through the SDK's `request()` without `Client.callTool`'s
- * per-call lookups.
+ * Those members are internal to the SDK (no public API decodes a raw result), so the lane
+ * opens only when they exist; otherwise requests take the SDK's path, unchanged. Only on
+ * transports without a stream per request (stdio): the SDK's HTTP transport ties a 2026-07-28
+ * request to its own POST. Two ways in:
+ *  - `request`: a relay's request, whose `input_required` answer goes back to the caller;
+ *  - `call`: `callTool`'s, in place of `Client.callTool` (which on stdio adds only per-call
+ *    lookups): a complete result is checked by the SDK's result schema, built once, and an
+ *    `input_required` answer is handed to the SDK's own engine (`_resolveNonCompleteResult`),
+ *    which fulfils it and sends the next rounds through its `_requestWithSchemaViaCodec`;
+ *    without those two, `call` is the SDK's `request()` with that schema.
  */
 
 /** The SDK client internals the lane uses (see above). */
@@ -139,7 +141,7 @@ export class DirectRequests {
    * instead of per request: `Client.callTool` looks it up (probing the codec by validating
    * `undefined`, a failed parse with its error formatted, on every call) and scans its
    * response cache for header mirroring and output validation, none of which applies on
-   * stdio with our own output validation. For `request(…, schema)` in place of `callTool`.
+   * stdio with our own output validation. Used by `call`.
    */
   resultSchema(method: string): ResultSchema {
     let schema = this.schemas.get(method);
