@@ -53,8 +53,11 @@ class RawSession {
     expect(initialized.status).toBe(202);
   }
 
+  /** A tool's answer, which the gateway sends as JSON or on an SSE stream, as it chooses. */
   async call(name: string): Promise<Record<string, unknown>> {
     const response = await this.post({ method: 'tools/call', params: { name, arguments: {} } });
+    if (response.headers.get('content-type') === 'application/json')
+      return (await response.json()) as Record<string, unknown>;
     return (await new SseReader(response.body).nextMessage()).message;
   }
 

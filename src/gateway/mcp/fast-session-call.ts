@@ -29,9 +29,10 @@ import { jsonRpcErrorMessage, plainToolResult } from './wire-result.js';
  * path hands it to the SDK's session transport, which validates the message, opens a web
  * stream, dispatches to the session's server (request and result validated again) and writes
  * the answer as SSE — several times the cost of the call itself. This answers such a call
- * with the same bytes on the wire, step for step (the SDK's
+ * with the same messages, step for step (the SDK's
  * `WebStandardStreamableHTTPServerTransport.handlePostRequest` and the gateway's `tools/call`
- * handler), and leaves everything else to the SDK, untouched:
+ * handler), as JSON or SSE as the transport would write them, and leaves everything else to
+ * the SDK, untouched:
  *
  * - Taken only for one JSON-RPC request (`jsonrpc`, `id`, `method`, `params` and nothing else)
  *   of method `tools/call` whose params are `name` and `arguments` only — no `_meta`, so no
@@ -41,12 +42,19 @@ import { jsonRpcErrorMessage, plainToolResult } from './wire-result.js';
  *   (the full path would pass such a client to the upstream as the caller of its requests).
  * - Taken only for a served tool that is not a management tool, when the consent gate would
  *   not ask; unknown tools and input caps are answered with the full path's errors.
- * - The answer is an SSE stream as the SDK writes it: the priming event (2025-11-25 on, with
- *   `retry`), then the response, each stored in the session's event store so `GET` with
+ * - A quick, quiet call with a small answer (answered within `STREAM_AFTER_MS`, nothing sent
+ *   before it, at most `JSON_ANSWER_MAX_CHARS` of JSON) is answered as one JSON body, as the
+ *   SDK's transport does with `enableJsonResponse` (MCP Streamable HTTP: the server chooses
+ *   JSON or SSE per request, and clients take both). An SSE stream would buy it nothing: its
+ *   priming event and answer leave in the same write, so a client never holds the event id
+ *   that could resume it without holding the answer too; and keeping every such stream in
+ *   the event store for resumption held tens of MiB at a few thousand calls a second.
+ * - Any other answer is an SSE stream as the SDK writes it: the priming event (2025-11-25 on,
+ *   with `retry`), then the response, each stored in the session's event store so `GET` with
  *   `Last-Event-ID` replays them. The upstream's log lines during the call go on the stream
- *   too, at the session's level. While the call is quick and quiet the whole stream is
- *   written at once; a call that logs or runs past `STREAM_AFTER_MS` gets its stream opened
- *   then, as the SDK opens it at once, so the client can resume it.
+ *   too, at the session's level. A call that logs or runs past `STREAM_AFTER_MS` gets its
+ *   stream opened then, as the SDK opens it at once, so the client can resume it; a large
+ *   answer, which may arrive in pieces, is written as a whole stream that can be resumed.
  * - A result the SDK's validation might change (wire-result.ts `plainToolResult` says which)
  *   is settled: the session's server answers with it instead of calling again. The upstream is
  *   never called twice.
@@ -57,6 +65,9 @@ import { jsonRpcErrorMessage, plainToolResult } from './wire-result.js';
 
 /** How long a call may run before its stream is opened to the client (see above). */
 export const STREAM_AFTER_MS = 100;
+
+/** The largest answer (characters of JSON) a quick, quiet call gets as a plain JSON body (see above). */
+export const JSON_ANSWER_MAX_CHARS = 16 * 1024;
 
 /** A `tools/call` in the plain form this path takes (see the module comment). */
 export interface PlainSessionCall {
@@ -300,6 +311,11 @@ async function answerOf(
   return jsonRpcErrorMessage(id, new ProtocolError(ProtocolErrorCode.InternalError, 'The answer was lost.'));
 }
 
+/** The headers the SDK's transport answers a POST with as JSON (`enableJsonResponse`). */
+function jsonHeaders(sessionId: string): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'mcp-session-id': sessionId };
+}
+
 /** The SSE headers the SDK's transport answers a POST with. */
 function sseHeaders(sessionId: string): Record<string, string> {
   return {
@@ -345,8 +361,16 @@ class SessionStream {
     return this.queue;
   }
 
-  /** The whole stream as one response: what was sent, then `last`. */
+  /**
+   * The whole answer as one response: `last` alone as a JSON body when nothing was sent before
+   * it and it is small (see the module comment); otherwise the stream, what was sent, then `last`.
+   */
   async whole(last?: JSONRPCMessage): Promise<Response> {
+    if (last && !this.started) {
+      const json = JSON.stringify(last);
+      if (json.length <= JSON_ANSWER_MAX_CHARS)
+        return preparedResponse(json, { status: 200, headers: jsonHeaders(this.scope.sessionId) });
+    }
     if (last) await this.send(last);
     else await this.queue.then(() => this.prime());
     return preparedResponse(this.held.join(''), { status: 200, headers: sseHeaders(this.scope.sessionId) });

@@ -4,6 +4,7 @@ import { requestHead } from '../../../src/gateway/http/context.js';
 import {
   type FastSessionCall,
   fastSessionCall,
+  JSON_ANSWER_MAX_CHARS,
   plainSessionCall,
   STREAM_AFTER_MS,
 } from '../../../src/gateway/mcp/fast-session-call.js';
@@ -15,23 +16,24 @@ import { eventually } from '../../helpers/wait.js';
 import { SseReader } from '../sse-events.js';
 import { endpointUnderTest, type KitchenHost, kitchenHost, TEST_LIMITS } from './endpoint-under-test.js';
 import {
+  type Answer,
   mcpRequest,
   openSession,
   post,
+  readAnswer,
   resume,
   type Session,
-  type SseAnswer,
   sessionHeaders,
-  sseAnswer,
   toolCallBody,
 } from './session-client.js';
 
 /**
  * The 2025 session fast path against the SDK's transport, on the same host and upstream (the
  * kitchen sink over 2026-07-28 HTTP): the same requests on a session of an endpoint that takes
- * the fast path and on one of an endpoint that never does must get the same SSE answers, and a
- * spy on the fast path says which calls it answered itself ('fast'), which it settled for the
- * SDK to answer ('settled') and which it declined ('declined').
+ * the fast path and on one of an endpoint that never does must get the same messages (the fast
+ * path answers a quick, quiet call as JSON, the SDK as SSE), and a spy on the fast path says
+ * which calls it answered itself ('fast'), which it settled for the SDK to answer ('settled')
+ * and which it declined ('declined').
  */
 const EXPOSED = ['kitchen/*'];
 const RETRY_MS = 1_000;
@@ -102,12 +104,12 @@ async function both(
   body: (id: number) => unknown,
   on: { fast: Session; full: Session } = { fast: fastSession, full: fullSession },
   headers: Record<string, string> = {},
-): Promise<{ viaFast: SseAnswer; seen: string[]; viaFull: SseAnswer }> {
+): Promise<{ viaFast: Answer; seen: string[]; viaFull: Answer }> {
   const id = nextId++;
   const before = outcomes.length;
-  const viaFast = await sseAnswer(await post(on.fast, body(id), headers));
+  const viaFast = await readAnswer(await post(on.fast, body(id), headers));
   const seen = outcomes.slice(before);
-  const viaFull = await sseAnswer(await post(on.full, body(id), headers));
+  const viaFull = await readAnswer(await post(on.full, body(id), headers));
   expect(outcomes.slice(before)).toEqual(seen);
   return { viaFast, seen, viaFull };
 }
@@ -175,13 +177,18 @@ describe('a 2025-11-25 session: the fast path against the SDK, same requests', (
       expect(viaFast.messages[0]).toMatchObject(like);
       // A 2025 session gets no 2026-07-28 stamp.
       expect(viaFast.messages[0]).not.toHaveProperty('result.resultType');
-      // The wire: the same status and headers, the session's own id, a priming event first.
       expect(viaFast.status).toBe(200);
-      expect(viaFast.headers).toEqual(viaFull.headers);
-      expect(viaFast.headers['content-type']).toBe('text/event-stream');
       expect(viaFast.sessionId).toBe(fastSession.id);
-      expect(viaFast.text).toMatch(PRIMED_ANSWER);
       expect(viaFull.text).toMatch(PRIMED_ANSWER);
+      if (path === 'fast') {
+        // The wire: the message alone as JSON, with the headers of the SDK's JSON answers.
+        expect(viaFast.headers).toEqual({ 'content-type': 'application/json' });
+        expect(viaFast.text).toBe(JSON.stringify(viaFast.messages[0]));
+      } else {
+        // The SDK's own answer: the same headers, a priming event first.
+        expect(viaFast.headers).toEqual(viaFull.headers);
+        expect(viaFast.text).toMatch(PRIMED_ANSWER);
+      }
     });
   }
 
@@ -226,26 +233,60 @@ describe('a 2025-11-25 session: the fast path against the SDK, same requests', (
 });
 
 describe('a 2025-06-18 session', () => {
-  it('gets the answer without a priming event, as the SDK writes it', async () => {
-    const on = {
-      fast: await openSession(fast, tester, { version: '2025-06-18' }),
-      full: await openSession(full, tester, { version: '2025-06-18' }),
-    };
+  const older = async () => ({
+    fast: await openSession(fast, tester, { version: '2025-06-18' }),
+    full: await openSession(full, tester, { version: '2025-06-18' }),
+  });
+
+  it('gets the answer of a quick call as JSON, the message the SDK sends', async () => {
+    const on = await older();
     const { viaFast, seen, viaFull } = await both((id) => toolCallBody(id, 'echo', { text: 'older' }), on);
     expect(seen).toEqual(['fast']);
     expect(viaFast.messages).toEqual(viaFull.messages);
-    expect(viaFast.headers).toEqual(viaFull.headers);
+    expect(viaFast.headers).toEqual({ 'content-type': 'application/json' });
     expect(viaFast.sessionId).toBe(on.fast.id);
-    expect(viaFast.text).toMatch(UNPRIMED_ANSWER);
     expect(viaFull.text).toMatch(UNPRIMED_ANSWER);
+  });
+
+  it('gets a large answer without a priming event, as the SDK writes it', async () => {
+    const on = await older();
+    const { viaFast, seen, viaFull } = await both(
+      (id) => toolCallBody(id, 'large', { chars: JSON_ANSWER_MAX_CHARS }),
+      on,
+    );
+    expect(seen).toEqual(['fast']);
+    expect(viaFast.messages).toEqual(viaFull.messages);
+    expect(viaFast.headers).toEqual(viaFull.headers);
+    expect(viaFast.text).toMatch(UNPRIMED_ANSWER);
+  });
+});
+
+describe('the form of a quick answer', () => {
+  it('is JSON up to JSON_ANSWER_MAX_CHARS of it, and an SSE stream past that', async () => {
+    // The answer's JSON around the text: find the text length whose answer is exactly at the bound.
+    const probe = await readAnswer(await post(fastSession, toolCallBody(nextId, 'large', { chars: 0 })));
+    const around = probe.text.length + String(nextId + 1).length - String(nextId).length;
+    const atBound = JSON_ANSWER_MAX_CHARS - around;
+    nextId++;
+    const at = await readAnswer(await post(fastSession, toolCallBody(nextId++, 'large', { chars: atBound })));
+    expect(at.headers['content-type']).toBe('application/json');
+    expect(at.text).toHaveLength(JSON_ANSWER_MAX_CHARS);
+    const over = await readAnswer(
+      await post(fastSession, toolCallBody(nextId++, 'large', { chars: atBound + 1 })),
+    );
+    expect(over.headers['content-type']).toBe('text/event-stream');
+    expect(over.text).toMatch(PRIMED_ANSWER);
+    const [message] = over.messages as [{ result: { content: [{ text: string }] } }];
+    expect(over.messages).toHaveLength(1);
+    expect(message.result.content[0].text).toHaveLength(atBound + 1);
   });
 });
 
 describe('streams of the fast path', () => {
-  it('can be resumed: GET with Last-Event-ID replays the answer', async () => {
+  it('can be resumed: GET with Last-Event-ID replays a large answer', async () => {
     const before = outcomes.length;
-    const answer = await sseAnswer(
-      await post(fastSession, toolCallBody(nextId++, 'echo', { text: 'again' })),
+    const answer = await readAnswer(
+      await post(fastSession, toolCallBody(nextId++, 'large', { chars: JSON_ANSWER_MAX_CHARS })),
     );
     expect(outcomes.slice(before)).toEqual(['fast']);
     const priming = PRIMED_ANSWER.exec(answer.text)?.[1];
@@ -283,7 +324,7 @@ describe('streams of the fast path', () => {
     const ms = STREAM_AFTER_MS * 8;
     const id = nextId++;
     const before = outcomes.length;
-    const sdk = post(fullSession, toolCallBody(id, 'slow', { ms })).then(sseAnswer);
+    const sdk = post(fullSession, toolCallBody(id, 'slow', { ms })).then(readAnswer);
     const response = await post(fastSession, toolCallBody(id, 'slow', { ms }));
     // The response is here while the call still runs upstream.
     expect(finished.has(id)).toBe(false);
@@ -311,7 +352,7 @@ describe('a settled result after the stream opened', () => {
     const ms = STREAM_AFTER_MS * 3;
     const id = nextId++;
     const before = outcomes.length;
-    const sdk = post(fullSession, toolCallBody(id, 'slow_link', { ms })).then(sseAnswer);
+    const sdk = post(fullSession, toolCallBody(id, 'slow_link', { ms })).then(readAnswer);
     const response = await post(fastSession, toolCallBody(id, 'slow_link', { ms }));
     expect(finished.has(id)).toBe(false);
     const reader = new SseReader(response.body);
@@ -357,7 +398,7 @@ describe('cancellation of a fast-path call', () => {
     expect(notice.status).toBe(202);
     await upstreamCancels(cancelled);
     await callEnds(id);
-    expect((await sseAnswer(response)).messages).toEqual([]);
+    expect((await readAnswer(response)).messages).toEqual([]);
   });
 
   it('cancels the call upstream when the session is closed with DELETE', async () => {
@@ -371,7 +412,7 @@ describe('cancellation of a fast-path call', () => {
     expect(closed.status).toBe(200);
     await upstreamCancels(cancelled);
     await callEnds(id);
-    expect((await sseAnswer(response)).messages).toEqual([]);
+    expect((await readAnswer(response)).messages).toEqual([]);
   });
 });
 
@@ -416,7 +457,7 @@ describe('calls in flight and the host', () => {
     try {
       const ids = Array.from({ length: 24 }, () => nextId++);
       const answers = ids.map(async (id) =>
-        sseAnswer(await post(fastSession, toolCallBody(id, 'slow', { ms: 300 }))),
+        readAnswer(await post(fastSession, toolCallBody(id, 'slow', { ms: 300 }))),
       );
       await eventually(
         () => host.listenerCount('log'),

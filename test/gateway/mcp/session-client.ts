@@ -118,8 +118,8 @@ export function messagesOf(sse: string): unknown[] {
   return messages;
 }
 
-/** What a test compares of an SSE answer: status, headers (the session's id aside) and messages. */
-export interface SseAnswer {
+/** What a test compares of an answer, SSE or JSON: status, headers (the session's id aside) and messages. */
+export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly sessionId: string | null;
@@ -127,15 +127,16 @@ export interface SseAnswer {
   readonly messages: unknown[];
 }
 
-/** Reads `response` whole into an {@link SseAnswer}. */
-export async function sseAnswer(response: Response): Promise<SseAnswer> {
+/** Reads `response` whole into an {@link Answer}: the messages of its SSE events, or its JSON body. */
+export async function readAnswer(response: Response): Promise<Answer> {
   const text = await response.text();
   const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'mcp-session-id'));
+  const json = response.headers.get('content-type') === 'application/json';
   return {
     status: response.status,
     headers,
     sessionId: response.headers.get('mcp-session-id'),
     text,
-    messages: messagesOf(text),
+    messages: json ? [JSON.parse(text)] : messagesOf(text),
   };
 }
