@@ -1,7 +1,7 @@
 import type { GatewayConfig } from '../core/config/gateway-config.js';
 import type { Host } from '../host/host.js';
 import { createApiHandler } from './api/api-handler.js';
-import type { GatewayContext, GatewayLogger } from './http/context.js';
+import type { GatewayContext, GatewayLogger, RequestHead } from './http/context.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
 import { fastSessionCall } from './mcp/fast-session-call.js';
@@ -9,7 +9,7 @@ import { fastToolCall } from './mcp/fast-tool-call.js';
 import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
-import { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
 import { createUiHandler } from './ui/ui-handler.js';
@@ -152,15 +152,7 @@ export async function startHttpGateway(
       const sessionId = new URL(ctx.request.url).searchParams.get('sessionId');
       return endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
     }
-    const source = {
-      head: ctx.head,
-      request: () => ctx.request,
-      // Read only by the calls that need it (it is made on first use).
-      get signal() {
-        return ctx.signal;
-      },
-    };
-    return endpoint.handle(source, principal, parsedBody);
+    return endpoint.handle(new ContextSource(ctx), principal, parsedBody);
   };
   const web = buildSecurityChain(settings, handler, {
     bind: { host: settings.host, port: settings.port },
@@ -186,6 +178,25 @@ export async function startHttpGateway(
       await listener.close();
     },
   };
+}
+
+/**
+ * The MCP endpoint's view of a request that went through the chain. Its signal is read only by
+ * the calls that need it (the adapter makes it on first use). A class, not an object literal
+ * with a getter: see `AdapterInfo` in node-adapter.ts for what such a literal cost.
+ */
+class ContextSource implements RequestSource {
+  readonly head: RequestHead;
+  readonly request: () => Request;
+
+  constructor(private readonly ctx: GatewayContext) {
+    this.head = ctx.head;
+    this.request = () => ctx.request;
+  }
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
 }
 
 /** Which part of the dashboard a path belongs to; undefined for the MCP paths and anything else. */

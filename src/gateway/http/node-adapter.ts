@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IncomingHandler, RequestBody, RequestHead, WebHandler } from './context.js';
+import type { ConnectionInfo, IncomingHandler, RequestBody, RequestHead, WebHandler } from './context.js';
 import { preparedBody, preparedFields } from './prepared-response.js';
 
 /** A running listener. `close()` stops accepting and ends every connection, streams included. */
@@ -62,31 +62,54 @@ function bracketed(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
+/**
+ * What the adapter tells the chain about a request: where it came from, its unread body, and
+ * its signal, made when something asks for it (most answers never do, and an AbortController
+ * costs more than some of them).
+ *
+ * A class, not an object literal with a `signal` getter. Measured on Node 20: with such a
+ * literal made per request, each request's objects outlived it through young-generation
+ * collections (a quarter of all allocation was promoted and freed only by full collections,
+ * which then ran every few hundred ms, and the RSS rose with them); with a class instance, or
+ * a literal of plain properties, they do not. The same holds for the chain's context
+ * (security-chain.ts) and the endpoint's view of a request (http-gateway.ts).
+ */
+class AdapterInfo implements ConnectionInfo {
+  readonly remoteAddress: string;
+  readonly localPort?: number;
+  readonly body?: RequestBody & { ended: () => boolean };
+  #controller: AbortController | undefined;
+
+  constructor(req: IncomingMessage) {
+    this.remoteAddress = req.socket.remoteAddress ?? '';
+    const { localPort } = req.socket;
+    if (localPort !== undefined) this.localPort = localPort;
+    if (hasBody(req)) this.body = bodyReader(req);
+  }
+
+  get signal(): AbortSignal {
+    return this.#control().signal;
+  }
+
+  /** Bound: the chain takes it from here as a plain function. */
+  readonly abort = (reason: unknown): void => this.#control().abort(reason);
+
+  #control(): AbortController {
+    this.#controller ??= new AbortController();
+    return this.#controller;
+  }
+}
+
 async function serve(
   handler: WebHandler & { incoming?: IncomingHandler },
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  // The request's signal is made when something asks for it: most answers never do, and an
-  // AbortController costs more than some of them.
-  let controller: AbortController | undefined;
-  const control = () => {
-    controller ??= new AbortController();
-    return controller;
-  };
+  const info = new AdapterInfo(req);
   res.on('close', () => {
-    if (!res.writableFinished) control().abort(new Error('The client disconnected.'));
+    if (!res.writableFinished) info.abort(new Error('The client disconnected.'));
   });
-  const body = hasBody(req) ? bodyReader(req) : undefined;
-  const info = {
-    remoteAddress: req.socket.remoteAddress ?? '',
-    ...(req.socket.localPort !== undefined && { localPort: req.socket.localPort }),
-    abort: (reason: unknown) => control().abort(reason),
-    get signal() {
-      return control().signal;
-    },
-    ...(body && { body }),
-  };
+  const { body } = info;
   let response: Response;
   if (handler.incoming) {
     const url = requestUrl(req);
@@ -96,7 +119,7 @@ async function serve(
       new Request(url.href, {
         method: req.method ?? 'GET',
         headers: requestHeaders(req),
-        signal: control().signal,
+        signal: info.signal,
       });
     // Node parsed it, but fetch refuses these methods: answered as the web path answers them.
     if (FORBIDDEN_METHOD.test(req.method ?? '')) return badRequest(res);
@@ -109,7 +132,7 @@ async function serve(
       request = new Request(url.href, {
         method: req.method ?? 'GET',
         headers: requestHeaders(req),
-        signal: control().signal,
+        signal: info.signal,
       });
     } catch {
       return badRequest(res);

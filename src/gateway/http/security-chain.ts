@@ -11,6 +11,7 @@ import {
   type Handler,
   type IncomingHandler,
   type Middleware,
+  type RequestBody,
   type RequestHead,
   requestHead,
   type WebHandler,
@@ -112,29 +113,7 @@ export function buildSecurityChain(
     signal: () => AbortSignal,
     abort: (reason: unknown) => void,
     info: ConnectionInfo,
-  ): GatewayContext => {
-    let made: Request | undefined;
-    return {
-      get request() {
-        made ??= request();
-        return made;
-      },
-      set request(replaced: Request) {
-        made = replaced;
-      },
-      head,
-      id: '',
-      remoteAddress: info.remoteAddress,
-      ...(info.localPort !== undefined && { localPort: info.localPort }),
-      startedAt: now(),
-      ...(info.body && { unreadBody: info.body }),
-      get signal() {
-        return signal();
-      },
-      abort,
-      log,
-    };
-  };
+  ): GatewayContext => new ChainContext(request, head, signal, abort, info, now(), log);
   const chain: SecurityChain = async (request, info) => {
     const own = info.abort ? { request, abort: info.abort } : abortable(request);
     const body = info.body ?? (own.request.body ? streamedBody(own.request.body) : undefined);
@@ -156,6 +135,49 @@ export function buildSecurityChain(
     return run(context(incoming.request, incoming.head, () => info.signal!, abort, info));
   };
   return chain;
+}
+
+/**
+ * One request's context. A class, not an object literal with getters: per request, such a
+ * literal kept the request's objects alive through young-generation collections (see
+ * `AdapterInfo` in node-adapter.ts).
+ */
+class ChainContext implements GatewayContext {
+  #made: Request | undefined;
+  id = '';
+  readonly remoteAddress: string;
+  readonly localPort?: number;
+  principal?: GatewayContext['principal'];
+  extendTimeout?: (ms: number) => void;
+  body?: Uint8Array;
+  unreadBody?: RequestBody;
+
+  constructor(
+    private readonly makeRequest: () => Request,
+    readonly head: RequestHead,
+    private readonly makeSignal: () => AbortSignal,
+    readonly abort: (reason: unknown) => void,
+    info: ConnectionInfo,
+    readonly startedAt: number,
+    readonly log: GatewayLogger,
+  ) {
+    this.remoteAddress = info.remoteAddress;
+    if (info.localPort !== undefined) this.localPort = info.localPort;
+    if (info.body) this.unreadBody = info.body;
+  }
+
+  get request(): Request {
+    this.#made ??= this.makeRequest();
+    return this.#made;
+  }
+
+  set request(replaced: Request) {
+    this.#made = replaced;
+  }
+
+  get signal(): AbortSignal {
+    return this.makeSignal();
+  }
 }
 
 /** The chain as `buildSecurityChain` returns it: a web handler, and the adapter's way in. */
