@@ -13,6 +13,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { ControllerPool } from '../core/controller-pool.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
 import { attemptFailure } from './attempt-failure.js';
@@ -88,7 +89,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
   private readonly progress = new ProgressRouter();
-  private readonly controllers: AbortController[] = [];
+  private readonly controllers = new ControllerPool();
   private currentState: ConnectionState = 'idle';
 
   constructor(private readonly options: ConnectionOptions) {
@@ -425,7 +426,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     retried = false,
   ): Promise<T> {
     const client = this.requireClient(method);
-    const controller = this.controllers.pop() ?? new AbortController();
+    const controller = this.controllers.take();
     const budget = options.timeoutMs ?? this.config.timeouts.requestMs;
     let timedOut = false;
     const deadline = this.deadlines.start(budget, () => {
@@ -476,8 +477,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     } finally {
       this.progress.close(progressToken);
       this.deadlines.end(deadline);
-      // A controller that never fired is as good as new: reuse it (fewer allocations per call).
-      if (!controller.signal.aborted && this.controllers.length < 64) this.controllers.push(controller);
+      this.controllers.release(controller); // its listeners are gone once the request settled
       userSignal?.removeEventListener('abort', onAbort);
     }
   }

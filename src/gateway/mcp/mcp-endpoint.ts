@@ -9,6 +9,7 @@ import {
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { ControllerPool } from '../../core/controller-pool.js';
 import { type RequestHead, requestHead } from '../http/context.js';
 import { type EventStoreLimits, GatewayEventStore } from './event-store.js';
 import {
@@ -75,6 +76,8 @@ export class McpEndpoint {
   private readonly modern: McpHttpHandler;
   private readonly reaper: NodeJS.Timeout;
   private readonly now: () => number;
+  /** The fast path's per-call controllers (see `fastSession`). */
+  private readonly controllers = new ControllerPool();
 
   constructor(private readonly options: McpEndpointOptions) {
     this.now = options.now ?? Date.now;
@@ -301,10 +304,16 @@ export class McpEndpoint {
     call: PlainSessionCall,
     sdk: (settled?: SettledCall) => Promise<Response>,
   ): Promise<Response | undefined> {
-    const controller = new AbortController();
+    // A controller per call, reused once the call is over: what listens to its signal (the
+    // connection's request, an approval wait) stops listening when the call ends.
+    const controller = this.controllers.take();
     session.fastCalls.set(call.id, controller);
+    let over = false;
     const finished = () => {
+      if (over) return;
+      over = true;
       if (session.fastCalls.get(call.id) === controller) session.fastCalls.delete(call.id);
+      this.controllers.release(controller);
     };
     try {
       return await this.options.fastSessionCall!(call, {

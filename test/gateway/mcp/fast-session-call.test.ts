@@ -399,6 +399,31 @@ describe('cancellation of a fast-path call', () => {
     await upstreamCancels(cancelled);
     await callEnds(id);
     expect((await readAnswer(response)).messages).toEqual([]);
+    // The cancelled call's controller fired: the calls after it get fresh ones and run.
+    const next = nextId++;
+    const answers = await Promise.all(
+      [next, nextId++].map(
+        async (n) =>
+          (await readAnswer(await post(fastSession, toolCallBody(n, 'echo', { text: `after ${n}` }))))
+            .messages,
+      ),
+    );
+    expect(answers).toEqual([
+      [
+        {
+          jsonrpc: '2.0',
+          id: next,
+          result: expect.objectContaining({ content: [{ type: 'text', text: `after ${next}` }] }),
+        },
+      ],
+      [
+        {
+          jsonrpc: '2.0',
+          id: next + 1,
+          result: expect.objectContaining({ content: [{ type: 'text', text: `after ${next + 1}` }] }),
+        },
+      ],
+    ]);
   });
 
   it('cancels the call upstream when the session is closed with DELETE', async () => {
