@@ -6,6 +6,7 @@ import {
   type StandardSchemaV1,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { liftPlainToolResult, parsePlainToolResult } from './plain-tool-result.js';
 import { tunnelTaskResult } from './tool-tasks.js';
 
 /*
@@ -16,7 +17,10 @@ import { tunnelTaskResult } from './tool-tasks.js';
  * its answer with the SDK's own pieces:
  *  - the outbound message is the SDK's (`_envelopeOutbound`: the 2026-07-28 `_meta` envelope);
  *  - the result is decoded by the SDK's era codec (`_wireCodec().decodeResult`): the same
- *    `resultType` rules, the same result-schema check, the same errors;
+ *    `resultType` rules, the same result-schema check, the same errors — except a plain
+ *    `tools/call` result (text and media blocks), whose reading by the codec and by the result
+ *    schema is known in advance and done by hand, value for value (plain-tool-result.ts):
+ *    the two zod parses cost ~5 µs and ~4 KB of garbage a call;
  *  - a JSON-RPC error becomes the SDK's `ProtocolError`; a closed transport rejects with the
  *    SDK's `ConnectionClosed` error; an aborted request sends `notifications/cancelled` and
  *    rejects as the SDK's does — so the connection maps every outcome as before.
@@ -77,7 +81,12 @@ interface WireCodec {
 }
 
 type Decoded =
-  | { readonly kind: 'complete'; readonly result: Record<string, unknown> }
+  | {
+      readonly kind: 'complete';
+      readonly result: Record<string, unknown>;
+      /** Read by hand (plain-tool-result.ts), not by the codec: the result schema's outcome is known. */
+      readonly plain?: true;
+    }
   | { readonly kind: 'invalid'; readonly error: Error }
   | {
       readonly kind: 'input_required';
@@ -209,6 +218,7 @@ export class DirectRequests {
     const flowStartedAt = Date.now();
     const decoded = await this.send(method, params, options.signal);
     if (decoded.kind === 'complete' && 'result' in decoded) {
+      if ('plain' in decoded) return parsePlainToolResult(decoded.result);
       const checked = await schema['~standard'].validate(decoded.result);
       if (!checked.issues) return checked.value;
       const issues = checked.issues.map((issue) => issue.message).join(', ');
@@ -271,6 +281,12 @@ export class DirectRequests {
     }
     // As the connection's transport tap does for the SDK: task results pass the codec tunnelled.
     tunnelTaskResult(message);
+    // The plain tool result is read as the codec reads it, without its schema (see the top).
+    const plain = waiting.method === 'tools/call' ? liftPlainToolResult(message.result) : undefined;
+    if (plain) {
+      waiting.resolve({ kind: 'complete', result: plain, plain: true });
+      return true;
+    }
     let decoded: Decoded;
     try {
       decoded = this.sdk._wireCodec().decodeResult(waiting.method, message.result);

@@ -110,6 +110,8 @@ describe('direct requests match the SDK request path', () => {
   ])('answers %s %j alike', async (name, args) => {
     const [a, b] = await both(name, args);
     expect(a).toEqual(b);
+    // Key for key, in the same order: clients see the answer as JSON.
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
   });
 
   it('answers a plain call with the result the server sent, resultType taken off', async () => {
@@ -201,7 +203,9 @@ describe('direct requests match the SDK request path', () => {
     ['echo', { text: 'hello' }],
     ['add', { a: 2, b: 40 }],
     ['image', {}],
+    ['audio', {}],
     ['embedded', {}],
+    ['link', {}],
     ['bad_structured', {}],
     ['fail', {}],
     ['throw', {}],
@@ -218,6 +222,7 @@ describe('direct requests match the SDK request path', () => {
     const call = (c: Connection) => outcome(() => c.callTool(name, args, { timeoutMs: 400 }));
     const [a, b] = await Promise.all([call(direct), call(sdk)]);
     expect(a).toEqual(b);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
   });
 
   it('matches many answers in flight to their requests', async () => {
