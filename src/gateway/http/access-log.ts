@@ -8,21 +8,29 @@ import type { AccessLogEntry, GatewayLogger } from './context.js';
  */
 export function formatAccessLine(entry: AccessLogEntry): string {
   const principal = entry.principal === undefined ? '-' : safe(entry.principal, 128);
-  return [
-    entry.at.toISOString(),
-    '[access]',
-    entry.id,
-    entry.method,
-    safe(entry.path, 512),
-    String(entry.status),
-    `${Math.round(entry.ms)}ms`,
-    principal,
-    safe(entry.remoteAddress, 64),
-  ].join(' ');
+  return (
+    `${isoTime(entry.at)} [access] ${entry.id} ${entry.method} ${safe(entry.path, 512)} ` +
+    `${entry.status} ${Math.round(entry.ms)}ms ${principal} ${safe(entry.remoteAddress, 64)}`
+  );
 }
 
+/** Busy logs write many lines in the same millisecond: its ISO text is made once. */
+let lastTime = Number.NaN;
+let lastIso = '';
+function isoTime(at: Date): string {
+  const time = at.getTime();
+  if (time !== lastTime) {
+    lastTime = time;
+    lastIso = at.toISOString();
+  }
+  return lastIso;
+}
+
+const UNSAFE = /[^\x21-\x7e]/g;
+const SAFE = /^[\x21-\x7e]*$/;
+
 function safe(text: string, max: number): string {
-  const clean = text.replace(/[^\x21-\x7e]/g, '_');
+  const clean = SAFE.test(text) ? text : text.replace(UNSAFE, '_');
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 

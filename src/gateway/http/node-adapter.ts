@@ -200,19 +200,43 @@ function hasBody(req: IncomingMessage): boolean {
  * header is missing or not a plain authority. Only the path of the request line is used: an
  * absolute-form target cannot choose the URL's origin.
  */
-function requestUrl(req: IncomingMessage): URL | undefined {
+function requestUrl(req: IncomingMessage): RequestTarget | undefined {
   const path = req.url?.startsWith('/') ? req.url : '/';
   const host = req.headers.host;
   const authority =
-    host !== undefined && /^[A-Za-z0-9.\-[\]:]+$/.test(host)
+    host !== undefined && PLAIN_AUTHORITY.test(host)
       ? host
       : `${bracketed(req.socket.localAddress ?? '127.0.0.1')}:${req.socket.localPort ?? 0}`;
+  const text = `http://${authority}${path}`;
+  const known = targets.get(text);
+  if (known !== undefined) return known;
+  let target: RequestTarget;
   try {
-    return new URL(`http://${authority}${path}`);
+    const { href, pathname, host: parsedHost } = new URL(text);
+    target = { href, pathname, host: parsedHost };
   } catch {
     return undefined;
   }
+  if (targets.size >= MAX_TARGETS) targets.clear();
+  targets.set(text, target);
+  return target;
 }
+
+/** What the adapter reads of a request's URL. */
+interface RequestTarget {
+  readonly href: string;
+  readonly pathname: string;
+  readonly host: string;
+}
+
+const PLAIN_AUTHORITY = /^[A-Za-z0-9.\-[\]:]+$/;
+
+/**
+ * Request URLs parsed already, by their text: clients send the same few (`/mcp` on one host)
+ * thousands of times a second, and parsing one costs more than the rest of the request head.
+ */
+const targets = new Map<string, RequestTarget>();
+const MAX_TARGETS = 256;
 
 function requestHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();

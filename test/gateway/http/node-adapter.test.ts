@@ -138,6 +138,24 @@ describe('node adapter', () => {
     expect(both.same).toBe(true);
   });
 
+  it('reads each request URL by its own Host and path, however often the same ones come', async () => {
+    const { url } = await serve(async (ctx) =>
+      Response.json({ pathname: ctx.head.pathname, host: ctx.head.host, url: ctx.request.url }),
+    );
+    const { port } = new URL(url);
+    const seen = [];
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `localhost:${port}`])
+      for (const path of ['/mcp?a=1', '/x/../mcp', '/mcp?a=1'])
+        seen.push(JSON.parse((await rawRequest(`${url}${path}`, { headers: { ...auth, host } })).body));
+    const expected = (host: string) => [
+      { pathname: '/mcp', host, url: `http://${host}/mcp?a=1` },
+      { pathname: '/mcp', host, url: `http://${host}/mcp` },
+      { pathname: '/mcp', host, url: `http://${host}/mcp?a=1` },
+    ];
+    const [ip, name] = [`127.0.0.1:${port}`, `localhost:${port}`];
+    expect(seen).toEqual([...expected(ip), ...expected(name), ...expected(ip), ...expected(name)]);
+  });
+
   it('refuses a method fetch forbids (TRACE) with 400 before the chain runs', async () => {
     let ran = false;
     const { url } = await serve(async () => {

@@ -5,7 +5,7 @@ import {
   preparedFields,
   preparedResponse,
 } from '../../../src/gateway/http/prepared-response.js';
-import { withHeaders } from '../../../src/gateway/http/response-headers.js';
+import { headerList, withHeaders } from '../../../src/gateway/http/response-headers.js';
 
 describe('preparedResponse', () => {
   it('is a Response with its status and headers, whose whole body the adapter can take at once', () => {
@@ -60,8 +60,10 @@ describe('preparedResponse', () => {
       headers: { 'Content-Type': 'application/json', 'X-Twice': 'a', 'x-twice': 'b' },
     });
     expect(preparedFields(response)).toEqual({ 'content-type': 'application/json', 'x-twice': 'a, b' });
-    withHeaders(response, { 'X-Request-Id': 'r1', 'Content-Type': 'text/plain' }, { overwrite: false });
-    withHeaders(response, { 'Cache-Control': 'no-store' });
+    withHeaders(response, headerList({ 'X-Request-Id': 'r1', 'Content-Type': 'text/plain' }), {
+      overwrite: false,
+    });
+    withHeaders(response, headerList({ 'Cache-Control': 'no-store' }));
     expect(preparedFields(response)).toEqual({
       'content-type': 'application/json',
       'x-twice': 'a, b',
@@ -71,7 +73,7 @@ describe('preparedResponse', () => {
     // Read as a web response, the record becomes its Headers, which hold every change after.
     expect(response.headers.get('x-request-id')).toBe('r1');
     expect(preparedFields(response)).toBeUndefined();
-    withHeaders(response, { 'X-Late': 'yes' });
+    withHeaders(response, headerList({ 'X-Late': 'yes' }));
     expect(response.headers.get('x-late')).toBe('yes');
     expect([...response.headers.keys()]).toEqual([
       'cache-control',
@@ -97,7 +99,7 @@ describe('preparedResponse', () => {
           headers: { 'content-type': 'application/json' },
         });
         if (read) response.headers.set('x-read', 'yes');
-        return withHeaders(response, { 'X-Request-Id': 'abc' });
+        return withHeaders(response, headerList({ 'X-Request-Id': 'abc' }));
       },
       { host: '127.0.0.1', port: 0 },
     );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from '../context.js';
-import { withHeaders } from '../response-headers.js';
+import { withHeader } from '../response-headers.js';
 
 /** A caller's id is kept only when it is this short and plain: it ends up in logs and headers. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -35,7 +35,7 @@ export function requestId(options: RequestIdOptions = {}): Middleware {
         ...(ctx.principal && { principal: ctx.principal.id }),
         remoteAddress: ctx.remoteAddress,
       });
-      return withHeaders(response, { 'X-Request-Id': ctx.id });
+      return withHeader(response, 'x-request-id', ctx.id);
     });
   };
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from '../context.js';
-import { withHeaders } from '../response-headers.js';
+import { headerList, withHeaders } from '../response-headers.js';
 
 /**
  * The headers every gateway response carries. Nothing the gateway sends is meant to be
@@ -16,7 +16,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 };
 
-const { 'Content-Security-Policy': DEFAULT_CSP, ...FIXED_HEADERS } = SECURITY_HEADERS;
+const { 'Content-Security-Policy': DEFAULT_CSP, ...fixed } = SECURITY_HEADERS;
+const FIXED_HEADERS = headerList(fixed);
+const CSP_HEADER = headerList({ 'Content-Security-Policy': DEFAULT_CSP! });
 
 /**
  * Sets the security headers on `response`, replacing any of the same name — except a
@@ -24,11 +26,7 @@ const { 'Content-Security-Policy': DEFAULT_CSP, ...FIXED_HEADERS } = SECURITY_HE
  * set their own (as strict as they can be), and only they know what they load.
  */
 export function applySecurityHeaders(response: Response): Response {
-  return withHeaders(
-    withHeaders(response, FIXED_HEADERS),
-    { 'Content-Security-Policy': DEFAULT_CSP! },
-    { overwrite: false },
-  );
+  return withHeaders(withHeaders(response, FIXED_HEADERS), CSP_HEADER, { overwrite: false });
 }
 
 /** Adds the security headers to whatever the rest of the chain answers. */
