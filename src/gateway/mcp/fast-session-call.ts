@@ -334,11 +334,11 @@ function sseHeaders(sessionId: string): Record<string, string> {
  * (or `whole()` as one body); events are stored and written in the order they are sent.
  */
 class SessionStream {
-  private readonly streamId = randomUUID();
+  /** Made with the first stored event: most answers are plain JSON and store none. */
+  private id: string | undefined;
   private readonly held: string[] = [];
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  private readonly encoder = new TextEncoder();
-  private queue: Promise<void> = Promise.resolve();
+  private queue: Promise<void> = SETTLED;
   private primed = false;
   private ended = false;
   /** Whether anything was sent (so the SDK can no longer be asked to answer instead). */
@@ -352,7 +352,7 @@ class SessionStream {
     this.queue = this.queue
       .then(async () => {
         await this.prime();
-        const id = await this.scope.events.storeEvent(this.streamId, message);
+        const id = await this.scope.events.storeEvent(this.streamId(), message);
         this.write(`event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`);
       })
       .catch((error: unknown) =>
@@ -383,7 +383,7 @@ class SessionStream {
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.controller = controller;
-        for (const text of this.held.splice(0)) controller.enqueue(this.encoder.encode(text));
+        for (const text of this.held.splice(0)) controller.enqueue(encoder.encode(text));
       },
       cancel: () => {
         // The client went away: the call goes on, and its answer waits in the event store.
@@ -406,24 +406,32 @@ class SessionStream {
     });
   }
 
+  private streamId(): string {
+    this.id ??= randomUUID();
+    return this.id;
+  }
+
   private async prime(): Promise<void> {
     if (this.primed) return;
     this.primed = true;
     if (!primes(this.scope.protocolVersion)) return;
-    const id = await this.scope.events.storeEvent(this.streamId, {} as JSONRPCMessage);
+    const id = await this.scope.events.storeEvent(this.streamId(), {} as JSONRPCMessage);
     this.write(`id: ${id}\nretry: ${this.scope.retryMs}\ndata: \n\n`);
   }
 
   private write(text: string): void {
     if (this.controller) {
       try {
-        this.controller.enqueue(this.encoder.encode(text));
+        this.controller.enqueue(encoder.encode(text));
       } catch {
         // Cancelled by the client meanwhile: the event is in the store.
       }
     } else if (!this.ended) this.held.push(text);
   }
 }
+
+const encoder = new TextEncoder();
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** Whether the SDK opens a POST stream with a priming event for this version (an empty `data:`: 2025-11-25 on). */
 function primes(version: string): boolean {
