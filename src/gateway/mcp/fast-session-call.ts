@@ -186,14 +186,15 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
   const { host } = options;
   const logs = new LogFollowers(host);
   /**
-   * What the full path's handler does before any upstream work: the tool to call, or the
-   * answer without one (its error; undefined when only the full path may serve the call).
+   * What the full path's handler does before any upstream work, as far as it needs no waiting:
+   * the tool to call, the answer without one (its error), or FULL_PATH when only the full path
+   * may serve the call.
    */
-  const before = async (
+  const before = (
     call: PlainSessionCall,
     scope: SessionCallScope,
-  ): Promise<{ readonly entry: CatalogTool } | { readonly answer: Promise<Response> | undefined }> => {
-    if (options.exposeTools.length === 0) return { answer: undefined };
+  ): CatalogTool | Promise<Response> | typeof FULL_PATH => {
+    if (options.exposeTools.length === 0) return FULL_PATH;
     const served = servedTools(
       host,
       scope.principal,
@@ -204,30 +205,41 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
     const entry = served.get(call.name);
     if (!entry) {
       const error = new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.name}`);
-      return { answer: new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error)) };
+      return new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error));
     }
     const tooBig = checkInputCaps(call.args, options.limits);
     if (tooBig) {
       const error = new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
-      return { answer: new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error)) };
+      return new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error));
     }
-    if (entry.server === MANAGEMENT_SERVER) return { answer: undefined };
-    if (await consentWouldAsk({ host, principal: scope.principal.id, mode: options.consent }, entry))
-      return { answer: undefined };
-    return { entry };
+    return entry.server === MANAGEMENT_SERVER ? FULL_PATH : entry;
   };
   return async (call, scope) => {
-    const checked = await before(call, scope);
-    if (!('entry' in checked)) {
+    const checked = before(call, scope);
+    if (checked === FULL_PATH || checked instanceof Promise) {
       scope.finished();
-      return checked.answer;
+      return checked === FULL_PATH ? undefined : checked;
     }
-    const { entry } = checked;
+    // A call the consent gate would ask about goes to the full path, which asks (the gate off asks nothing).
+    const asks =
+      options.consent === 'on' &&
+      (await consentWouldAsk({ host, principal: scope.principal.id, mode: options.consent }, checked));
+    if (asks) {
+      scope.finished();
+      return undefined;
+    }
+    return run(checked, call, scope);
+  };
+
+  /** Calls `entry` upstream and answers as the module comment says: JSON when quick and quiet, else a stream. */
+  async function run(entry: CatalogTool, call: PlainSessionCall, scope: SessionCallScope): Promise<Response> {
     const stream = new SessionStream(scope);
-    let open!: () => void;
-    const opened = new Promise<'open'>((resolve) => {
-      open = () => resolve('open');
+    // Whichever comes first: the call's outcome, or a reason to open the stream (time, a log line).
+    let settle!: (first: Outcome | 'open') => void;
+    const first = new Promise<Outcome | 'open'>((resolve) => {
+      settle = resolve;
     });
+    const open = () => settle('open');
     const timer = setTimeout(open, STREAM_AFTER_MS);
     const threshold = scope.logLevel ?? 'debug';
     // As the full path (withCallRelays): the server's lines while the call runs reach the caller.
@@ -270,10 +282,11 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
         scope.finished();
       }
     })();
-    const first = await Promise.race([outcome, opened]);
-    if (first !== 'open' && !stream.started) {
-      if (first.kind === 'settled') return scope.fullPath(first.settled);
-      return first.kind === 'message' ? stream.whole(first.message) : stream.whole();
+    void outcome.then(settle);
+    const winner = await first;
+    if (winner !== 'open' && !stream.started) {
+      if (winner.kind === 'settled') return scope.fullPath(winner.settled);
+      return winner.kind === 'message' ? stream.whole(winner.message) : stream.whole();
     }
     const response = stream.open();
     void outcome
@@ -284,8 +297,11 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
       .catch((error: unknown) => scope.onerror?.(error instanceof Error ? error : new Error(String(error))))
       .finally(() => stream.end());
     return response;
-  };
+  }
 }
+
+/** `before`'s word that only the full path may serve the call. */
+const FULL_PATH = Symbol('full path');
 
 /**
  * The SDK's answer to a settled call, once the stream is open already: the session's server

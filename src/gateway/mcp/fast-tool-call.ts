@@ -108,7 +108,11 @@ export function fastToolCall(options: FastToolCallOptions): FastToolCall {
       return fail(call.id, new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`));
     if (entry.server === MANAGEMENT_SERVER || host.upstreamProtocol(entry.server).era !== 'modern')
       return undefined;
-    if (await consentWouldAsk({ host, principal: principal.id, mode: options.consent }, entry))
+    // A call the consent gate would ask about goes to the full path, which asks (the gate off asks nothing).
+    if (
+      options.consent === 'on' &&
+      (await consentWouldAsk({ host, principal: principal.id, mode: options.consent }, entry))
+    )
       return undefined;
 
     let answer: RelayAnswer;
