@@ -65,11 +65,13 @@ export async function runGoverned<T>(
   const session = options.session ?? DEFAULT_SESSION;
   const admission = await deps.governor.admit(entry, args, {
     session,
-    ...(options.signal && { signal: options.signal }),
-    ...(options.askApproval && { askApproval: options.askApproval }),
+    signal: options.signal,
+    askApproval: options.askApproval,
   });
-  const hookCall = { name, server: entry.server, tool: entry.tool.name, args, session };
-  for (const h of deps.hooks) await h.before?.(hookCall);
+  // Made only for hooks: most hosts (the gateway's) have none, and this path runs per call.
+  const hooks = deps.hooks.length > 0 ? deps.hooks : undefined;
+  const hookCall = hooks && { name, server: entry.server, tool: entry.tool.name, args, session };
+  if (hooks) for (const h of hooks) await h.before?.(hookCall!);
   const started = performance.now();
   const leave = options.caller ? deps.callers.enter(entry.server, options.caller) : undefined;
   try {
@@ -77,15 +79,16 @@ export async function runGoverned<T>(
     const value = await run;
     const durationMs = performance.now() - started;
     const result = resultOf(value);
-    await deps.governor.record(admission, { durationMs, ...(result && { result }) });
-    for (const h of deps.hooks) await h.after?.({ ...hookCall, durationMs, ...(result && { result }) });
+    const outcome = result ? { durationMs, result } : { durationMs };
+    deps.governor.record(admission, outcome);
+    if (hooks) for (const h of hooks) await h.after?.({ ...hookCall!, ...outcome });
     return value;
   } catch (error) {
     const durationMs = performance.now() - started;
     // Credentials that stopped working mid-session: the server waits for a login.
     if (isSwitchboardError(error, 'AUTH_REQUIRED')) await deps.requireLogin(entry.server, error);
-    await deps.governor.record(admission, { durationMs, error });
-    for (const h of deps.hooks) await h.after?.({ ...hookCall, durationMs, error });
+    deps.governor.record(admission, { durationMs, error });
+    if (hooks) for (const h of hooks) await h.after?.({ ...hookCall!, durationMs, error });
     throw error;
   } finally {
     leave?.();

@@ -63,6 +63,8 @@ export interface Admission {
 export class Governor {
   private readonly modes = new Map<string, ApprovalMode>();
   private readonly allowlists = new Map<string, Promise<Set<string>>>();
+  /** The allowlists read already, by session (the same sets as `allowlists` resolves to). */
+  private readonly loadedAllowlists = new Map<string, Set<string>>();
   private readonly changed = new Set<string>();
 
   private constructor(private readonly options: GovernorOptions) {}
@@ -99,6 +101,14 @@ export class Governor {
 
   /** What policy says of `tool` for `session`, without asking anyone. */
   async decision(tool: CatalogTool, session: string = DEFAULT_SESSION): Promise<Decision> {
+    return this.decisionWith(
+      tool,
+      session,
+      this.loadedAllowlists.get(session) ?? (await this.allowlist(session)),
+    );
+  }
+
+  private decisionWith(tool: CatalogTool, session: string, allowlist: ReadonlySet<string>): Decision {
     const { settings } = this.options;
     return decide({
       server: tool.server,
@@ -108,7 +118,7 @@ export class Governor {
       mode: this.modeOf(session),
       profile: settings.profile,
       rules: settings.rules,
-      sessionAllowlist: await this.allowlist(session),
+      sessionAllowlist: allowlist,
       definitionChanged: this.changed.has(key(tool.server, tool.tool.name)),
     });
   }
@@ -134,7 +144,9 @@ export class Governor {
     } = {},
   ): Promise<Admission> {
     const session = context.session ?? DEFAULT_SESSION;
-    const decision = await this.decision(tool, session);
+    // Decided without waiting once the session's allowlist is loaded (every call after its first).
+    const loaded = this.loadedAllowlists.get(session);
+    const decision = loaded ? this.decisionWith(tool, session, loaded) : await this.decision(tool, session);
     const base = { tool, session, decision };
     if (decision.verdict === 'deny') {
       await this.audit(base, 'denied', {});
@@ -180,19 +192,18 @@ export class Governor {
    * not wait for the write either: the record is queued at once (the audit log's reads see it)
    * and the store writes it with the others of the moment.
    */
-  async record(
+  record(
     admission: Admission,
     outcome: { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
-  ): Promise<void> {
+  ): void {
     const status = outcome.error !== undefined ? 'error' : outcome.result?.isError ? 'tool_error' : 'ok';
-    void this.audit(admission, status, {
-      approved: admission.approved,
-      durationMs: Math.round(outcome.durationMs * 10) / 10,
-      ...(outcome.result && { resultBytes: resultBytes(outcome.result) }),
-      ...(outcome.error !== undefined && {
-        error: isSwitchboardError(outcome.error) ? outcome.error.code : describeError(outcome.error),
-      }),
-    });
+    const details = callDetails(admission);
+    details.approved = admission.approved;
+    details.durationMs = Math.round(outcome.durationMs * 10) / 10;
+    if (outcome.result) details.resultBytes = resultBytes(outcome.result);
+    if (outcome.error !== undefined)
+      details.error = isSwitchboardError(outcome.error) ? outcome.error.code : describeError(outcome.error);
+    void this.append(admission, status, details);
   }
 
   /** Records a governance event that is not a call (a grant, a frame ending). Never throws. */
@@ -215,9 +226,12 @@ export class Governor {
   private allowlist(session: string): Promise<Set<string>> {
     let list = this.allowlists.get(session);
     if (!list) {
-      list = this.options.store.kv
-        .get(ALLOWLIST_NAMESPACE, session)
-        .then((v) => new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
+      list = this.options.store.kv.get(ALLOWLIST_NAMESPACE, session).then((v) => {
+        const read = new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+        // Unless the session's list was forgotten meanwhile (then the next call reads it again).
+        if (this.allowlists.get(session) === list) this.loadedAllowlists.set(session, read);
+        return read;
+      });
       this.allowlists.set(session, list);
       // A failed read is not cached: the next call tries again.
       list.catch(() => this.allowlists.delete(session));
@@ -225,8 +239,16 @@ export class Governor {
     return list;
   }
 
-  private async audit(
+  private audit(
     admission: Pick<Admission, 'tool' | 'session' | 'decision'>,
+    outcome: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    return this.append(admission, outcome, Object.assign(callDetails(admission), details));
+  }
+
+  private async append(
+    admission: Pick<Admission, 'tool' | 'session'>,
     outcome: string,
     details: Record<string, unknown>,
   ): Promise<void> {
@@ -236,16 +258,20 @@ export class Governor {
         server: admission.tool.server,
         actor: admission.session,
         outcome,
-        details: {
-          tool: admission.tool.tool.name,
-          decision: admission.decision.verdict,
-          reason: admission.decision.reason,
-          risk: admission.decision.risk,
-          ...details,
-        },
+        details,
       })
       .catch((error: unknown) => this.options.onError?.(error));
   }
+}
+
+/** What every audit record of a call says: the tool, and what policy decided and why. */
+function callDetails(admission: Pick<Admission, 'tool' | 'decision'>): Record<string, unknown> {
+  return {
+    tool: admission.tool.tool.name,
+    decision: admission.decision.verdict,
+    reason: admission.decision.reason,
+    risk: admission.decision.risk,
+  };
 }
 
 function key(server: string, tool: string): string {

@@ -103,10 +103,10 @@ export async function runManagementTool(
   const started = performance.now();
   try {
     const outcome = await apply(host, name, target ?? '', args, options.source);
-    await host.governor.record(admission, { durationMs: performance.now() - started });
+    host.governor.record(admission, { durationMs: performance.now() - started });
     return outcome;
   } catch (error) {
-    await host.governor.record(admission, { durationMs: performance.now() - started, error });
+    host.governor.record(admission, { durationMs: performance.now() - started, error });
     return failure(`${name} failed: ${describeError(error)}`);
   }
 }
