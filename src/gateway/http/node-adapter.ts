@@ -80,7 +80,8 @@ class AdapterInfo implements ConnectionInfo {
   readonly body?: RequestBody & { ended: () => boolean };
   #controller: AbortController | undefined;
 
-  constructor(req: IncomingMessage) {
+  constructor(private readonly res: ServerResponse) {
+    const { req } = res;
     this.remoteAddress = req.socket.remoteAddress ?? '';
     const { localPort } = req.socket;
     if (localPort !== undefined) this.localPort = localPort;
@@ -94,8 +95,22 @@ class AdapterInfo implements ConnectionInfo {
   /** Bound: the chain takes it from here as a plain function. */
   readonly abort = (reason: unknown): void => this.#control().abort(reason);
 
+  /**
+   * The controller, made on first use, from then on aborted when the client goes away before
+   * the response is written (a client gone already: at once). Until then nobody holds the
+   * signal, so nobody needs telling.
+   */
   #control(): AbortController {
-    this.#controller ??= new AbortController();
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const { res } = this;
+      const gone = () => {
+        if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
+      };
+      if (res.closed) gone();
+      else res.on('close', gone);
+    }
     return this.#controller;
   }
 }
@@ -105,10 +120,7 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const info = new AdapterInfo(req);
-  res.on('close', () => {
-    if (!res.writableFinished) info.abort(new Error('The client disconnected.'));
-  });
+  const info = new AdapterInfo(res);
   const { body } = info;
   let response: Response;
   if (handler.incoming) {
