@@ -1,11 +1,6 @@
-import {
-  createRemoteJWKSet,
-  errors,
-  type JWTPayload,
-  type JWTVerifyOptions,
-  type JWTVerifyResult,
-  jwtVerify,
-} from 'jose';
+// Types only here: jose is loaded with the first token (loadJose), so a gateway that checks
+// no JWTs never pays for it (about 3 MiB of memory).
+import type { errors, JWTPayload, JWTVerifyOptions, JWTVerifyResult } from 'jose';
 import { type GatewayJwtConfig, MIN_HMAC_SECRET_LENGTH } from '../../../core/config/gateway-config.js';
 import { isSwitchboardError, SwitchboardError } from '../../../core/errors.js';
 import { interpolate } from '../../../core/interpolate.js';
@@ -47,7 +42,7 @@ export function jwtVerifier(config: GatewayJwtConfig, options: JwtVerifierOption
     try {
       ({ payload } = await verify(token, { ...base, currentDate: new Date(now()) }));
     } catch (error) {
-      throw refusal(error);
+      throw refusal(error, (await loadJose()).errors);
     }
     const id = payload[config.principalClaim];
     if (typeof id !== 'string' || id === '' || id.length > 256) {
@@ -65,17 +60,38 @@ export function jwtVerifier(config: GatewayJwtConfig, options: JwtVerifierOption
   };
 }
 
-/** Verification against the configured key, built once: the key set is cached between calls. */
+type Verify = (token: string, options: JWTVerifyOptions) => Promise<JWTVerifyResult>;
+
+/**
+ * Verification against the configured key, built once: the key set is cached between calls.
+ * The secret is checked now, so a bad one stops the gateway at startup; jose comes with the
+ * first token.
+ */
 function signatureCheck(
   key: GatewayJwtConfig['key'],
   env: Readonly<Record<string, string | undefined>>,
-): (token: string, options: JWTVerifyOptions) => Promise<JWTVerifyResult> {
-  if (key.kind === 'jwks') {
-    const keySet = createRemoteJWKSet(new URL(key.url), { timeoutDuration: JWKS_TIMEOUT_MS });
-    return (token, options) => jwtVerify(token, keySet, options);
-  }
-  const secret = resolveSecret(key.secret, env);
-  return (token, options) => jwtVerify(token, secret, options);
+): Verify {
+  const keysAt = key.kind === 'jwks' ? new URL(key.url) : undefined;
+  const secret = key.kind === 'jwks' ? undefined : resolveSecret(key.secret, env);
+  let ready: Promise<Verify> | undefined;
+  const build = async (): Promise<Verify> => {
+    const { createRemoteJWKSet, jwtVerify } = await loadJose();
+    if (keysAt) {
+      const keySet = createRemoteJWKSet(keysAt, { timeoutDuration: JWKS_TIMEOUT_MS });
+      return (token, options) => jwtVerify(token, keySet, options);
+    }
+    return (token, options) => jwtVerify(token, secret!, options);
+  };
+  return async (token, options) => {
+    ready ??= build();
+    return (await ready)(token, options);
+  };
+}
+
+let jose: Promise<typeof import('jose')> | undefined;
+function loadJose(): Promise<typeof import('jose')> {
+  jose ??= import('jose');
+  return jose;
 }
 
 /**
@@ -92,8 +108,8 @@ function claimGlobs(payload: JWTPayload, claim: string | undefined): readonly st
 }
 
 /** What the client is told for each way a token fails (by jose's error code, never its text). */
-function refusal(error: unknown): Error {
-  if (!(error instanceof errors.JOSEError)) {
+function refusal(error: unknown, jose: typeof errors): Error {
+  if (!(error instanceof jose.JOSEError)) {
     // Not the token's fault: the key set could not be fetched (network, TLS, HTTP status).
     return new HttpError(503, 'The gateway could not fetch the keys to check the token. Try again later.', {
       cause: error,
