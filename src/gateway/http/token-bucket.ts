@@ -25,6 +25,8 @@ interface Bucket {
 
 export const DEFAULT_MAX_KEYS = 10_000;
 
+const TAKEN: TakeResult = { ok: true };
+
 export class TokenBuckets {
   readonly #burst: number;
   readonly #perMs: number;
@@ -32,6 +34,8 @@ export class TokenBuckets {
   readonly #now: () => number;
   // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
   readonly #buckets = new Map<string, Bucket>();
+  /** The key of the last take: the newest in `#buckets`, when it is there. */
+  #last: string | undefined;
 
   constructor(options: TokenBucketOptions) {
     this.#burst = options.burst;
@@ -43,18 +47,24 @@ export class TokenBuckets {
   /** Takes a token for `key`, or says how many whole seconds until one is there. */
   take(key: string): TakeResult {
     const now = this.#now();
-    const bucket = this.#buckets.get(key) ?? { tokens: this.#burst, at: now };
-    this.#buckets.delete(key);
+    let bucket = this.#buckets.get(key);
+    // The key used last is the most recent already: only another one is moved to the end.
+    if (key !== this.#last) {
+      if (bucket) this.#buckets.delete(key);
+      else bucket = { tokens: this.#burst, at: now };
+      this.#buckets.set(key, bucket);
+      this.#last = key;
+      if (this.#buckets.size > this.#maxKeys) {
+        const oldest = this.#buckets.keys().next();
+        if (!oldest.done) this.#buckets.delete(oldest.value);
+      }
+    }
+    bucket ??= { tokens: this.#burst, at: now };
     bucket.tokens = Math.min(this.#burst, bucket.tokens + Math.max(0, now - bucket.at) * this.#perMs);
     bucket.at = now;
-    this.#buckets.set(key, bucket);
-    if (this.#buckets.size > this.#maxKeys) {
-      const oldest = this.#buckets.keys().next();
-      if (!oldest.done) this.#buckets.delete(oldest.value);
-    }
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
-      return { ok: true };
+      return TAKEN;
     }
     const waitMs = (1 - bucket.tokens) / this.#perMs;
     // Retry-After is whole seconds (RFC 9110 §10.2.3); rounding up never invites an early retry.

@@ -24,6 +24,19 @@ describe('TokenBuckets', () => {
     expect([1, 2, 3].map(() => buckets.take('a').ok)).toEqual([true, true, false]);
   });
 
+  it('keeps a key used over and over as the most recent, and its budget with it', () => {
+    const clock = manualClock();
+    const buckets = new TokenBuckets({ burst: 2, perSecond: 0.001, maxKeys: 2, now: clock.now });
+    expect([buckets.take('a').ok, buckets.take('b').ok, buckets.take('b').ok, buckets.take('b').ok]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    buckets.take('c'); // evicts a, the least recent: b was used last, however often
+    expect([buckets.take('b').ok, buckets.take('a').ok, buckets.take('a').ok]).toEqual([false, true, true]);
+  });
+
   it('holds at most maxKeys buckets, evicting the least recently used', () => {
     const clock = manualClock();
     const buckets = new TokenBuckets({ burst: 1, perSecond: 0.001, maxKeys: 3, now: clock.now });

@@ -34,16 +34,21 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
     if (origins.has(url.origin)) return true;
     return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
   };
+  // Verdicts by header value: clients send the same few thousands of times a second, and
+  // judging one (parsing, loopback checks) costs more than the rest of this step.
+  const hostVerdicts = new VerdictCache();
+  const originVerdicts = new VerdictCache();
   return (ctx, next) => {
     const host = ctx.head.header('host') ?? ctx.head.host;
-    if (!hostAllowed(host, ctx.localPort ?? options.port)) {
+    const port = ctx.localPort ?? options.port;
+    if (!hostVerdicts.judge(`${port} ${host}`, () => hostAllowed(host, port))) {
       throw new HttpError(
         403,
         `Host ${JSON.stringify(host.slice(0, 100))} is not allowed. Connect through localhost, or add the host to gateway.allowedHosts.`,
       );
     }
     const origin = ctx.head.header('origin');
-    if (origin !== null && !originAllowed(origin)) {
+    if (origin !== null && !originVerdicts.judge(origin, () => originAllowed(origin))) {
       throw new HttpError(
         403,
         `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed. Add it to gateway.allowedOrigins if it should be.`,
@@ -52,3 +57,20 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
     return next();
   };
 }
+
+/** Verdicts of a pure check by key, a few hundred at most (then forgotten all at once). */
+class VerdictCache {
+  private readonly verdicts = new Map<string, boolean>();
+
+  judge(key: string, check: () => boolean): boolean {
+    let verdict = this.verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = check();
+      if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
+      this.verdicts.set(key, verdict);
+    }
+    return verdict;
+  }
+}
+
+const MAX_VERDICTS = 256;

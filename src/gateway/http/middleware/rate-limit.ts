@@ -26,8 +26,19 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     ...(options.maxKeys !== undefined && { maxKeys: options.maxKeys }),
     ...(options.now !== undefined && { now: options.now }),
   });
+  // Addresses' buckets by address: working one out parses the address, per request otherwise.
+  const addressKeys = new Map<string, string>();
+  const addressKey = (address: string): string => {
+    let key = addressKeys.get(address);
+    if (key === undefined) {
+      key = rateLimitKey(address);
+      if (addressKeys.size >= MAX_ADDRESS_KEYS) addressKeys.clear();
+      addressKeys.set(address, key);
+    }
+    return key;
+  };
   const keyOf = (ctx: GatewayContext): string => {
-    if (options.by === 'ip') return rateLimitKey(ctx.remoteAddress);
+    if (options.by === 'ip') return addressKey(ctx.remoteAddress);
     if (ctx.principal === undefined) throw new Error('The principal rate limit runs before authentication.');
     return `${ctx.principal.kind}:${ctx.principal.id}`;
   };
@@ -44,3 +55,6 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     return next();
   };
 }
+
+/** Addresses whose bucket keys are kept (then forgotten all at once). */
+const MAX_ADDRESS_KEYS = 1024;

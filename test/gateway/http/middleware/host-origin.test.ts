@@ -34,6 +34,25 @@ describe('hostOrigin', () => {
     expect(await status({ host: '127.0.0.1:7777' }, OPTIONS, 41234)).toBe(403);
   });
 
+  it('judges every request of one step alike, however often the same headers come', async () => {
+    const step = hostOrigin(OPTIONS);
+    const judge = async (headers: Record<string, string>, localPort: number) => {
+      const ctx = contextFor(new Request('http://127.0.0.1:7777/mcp', { headers }), { localPort });
+      const { response, error } = await runStep(step, ctx);
+      return error?.status ?? response?.status;
+    };
+    const seen: (number | undefined)[] = [];
+    for (let round = 0; round < 2; round++) {
+      seen.push(
+        await judge({ host: '127.0.0.1:41234' }, 41234),
+        await judge({ host: '127.0.0.1:41234' }, 41235),
+        await judge({ host: '127.0.0.1:41234', origin: 'http://localhost:3000' }, 41234),
+        await judge({ host: '127.0.0.1:41234', origin: 'https://evil.example' }, 41234),
+      );
+    }
+    expect(seen).toEqual([200, 403, 200, 403, 200, 403, 200, 403]);
+  });
+
   it('accepts listed hosts exactly', async () => {
     const options = { ...OPTIONS, allowedHosts: ['mcp.example.com', 'gw.example.com:8443'] };
     expect(await status({ host: 'mcp.example.com' }, options)).toBe(200);
