@@ -13,7 +13,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { ControllerPool } from '../core/controller-pool.js';
+import { ControllerPool, listenForAbort, stopListening } from '../core/controller-pool.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
 import { attemptFailure } from './attempt-failure.js';
@@ -435,8 +435,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     });
     const userSignal = options.signal;
     const onAbort = () => controller.abort('cancelled');
-    if (userSignal?.aborted) onAbort();
-    else userSignal?.addEventListener('abort', onAbort, { once: true });
+    if (userSignal) listenForAbort(userSignal, onAbort);
     // Progress is routed by our own token, read straight off the transport: the SDK dispatches
     // notifications a tick after responses, so its handler loses the last progress event.
     const progressToken = this.progress.open((p) => {
@@ -478,7 +477,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       this.progress.close(progressToken);
       this.deadlines.end(deadline);
       this.controllers.release(controller); // its listeners are gone once the request settled
-      userSignal?.removeEventListener('abort', onAbort);
+      if (userSignal) stopListening(userSignal, onAbort);
     }
   }
 

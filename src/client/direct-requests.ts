@@ -6,6 +6,7 @@ import {
   type StandardSchemaV1,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { listenForAbort, stopListening } from '../core/controller-pool.js';
 import { liftPlainToolResult, parsePlainToolResult } from './plain-tool-result.js';
 import { tunnelTaskResult } from './tool-tasks.js';
 
@@ -259,7 +260,7 @@ export class DirectRequests {
         reject(abortError(signal.reason));
       };
       this.pending.set(id, { method, resolve, reject, signal, onAbort });
-      signal.addEventListener('abort', onAbort, { once: true });
+      listenForAbort(signal, onAbort);
       const message = this.sdk._envelopeOutbound({ jsonrpc: '2.0', id, method, params });
       this.transport.send(message).catch((error: unknown) => {
         if (this.finish(id)) reject(error);
@@ -304,7 +305,7 @@ export class DirectRequests {
     const waiting = this.pending.get(id);
     if (!waiting) return false;
     this.pending.delete(id);
-    waiting.signal.removeEventListener('abort', waiting.onAbort);
+    stopListening(waiting.signal, waiting.onAbort);
     return true;
   }
 
