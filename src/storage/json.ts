@@ -3,6 +3,7 @@
  * every SQL dialect stores and compares the same way (ISO strings sort in time order).
  */
 import { SwitchboardError } from '../core/errors.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** The source of "now" for a store; tests pass a fixed clock. */
 export type Clock = () => Date;
@@ -35,9 +36,9 @@ export function fromJson(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);
 }
 
-/** A time as stored. */
+/** A time as stored (its ISO text, made once per millisecond). */
 export function toTime(date: Date): string {
-  return date.toISOString();
+  return isoTime(date);
 }
 
 /** A stored time as a Date. */

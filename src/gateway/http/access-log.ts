@@ -1,4 +1,5 @@
 import { describeError } from '../../core/errors.js';
+import { isoTime } from '../../core/iso-time.js';
 import type { AccessLogEntry, GatewayLogger } from './context.js';
 
 /**
@@ -12,18 +13,6 @@ export function formatAccessLine(entry: AccessLogEntry): string {
     `${isoTime(entry.at)} [access] ${entry.id} ${entry.method} ${safe(entry.path, 512)} ` +
     `${entry.status} ${Math.round(entry.ms)}ms ${principal} ${safe(entry.remoteAddress, 64)}`
   );
-}
-
-/** Busy logs write many lines in the same millisecond: its ISO text is made once. */
-let lastTime = Number.NaN;
-let lastIso = '';
-function isoTime(at: Date): string {
-  const time = at.getTime();
-  if (time !== lastTime) {
-    lastTime = time;
-    lastIso = at.toISOString();
-  }
-  return lastIso;
 }
 
 const UNSAFE = /[^\x21-\x7e]/g;
