@@ -152,7 +152,7 @@ export async function startHttpGateway(
       const sessionId = new URL(ctx.request.url).searchParams.get('sessionId');
       return endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
     }
-    return endpoint.handle(new ContextSource(ctx), principal, parsedBody);
+    return await endpoint.handle(new ContextSource(ctx), principal, parsedBody);
   };
   const web = buildSecurityChain(settings, handler, {
     bind: { host: settings.host, port: settings.port },

@@ -228,7 +228,8 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
       scope.finished();
       return undefined;
     }
-    return run(checked, call, scope);
+    // Awaited, not returned: an async function handing back a promise costs two more turns.
+    return await run(checked, call, scope);
   };
 
   /** Calls `entry` upstream and answers as the module comment says: JSON when quick and quiet, else a stream. */
@@ -285,8 +286,8 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
     void outcome.then(settle);
     const winner = await first;
     if (winner !== 'open' && !stream.started) {
-      if (winner.kind === 'settled') return scope.fullPath(winner.settled);
-      return winner.kind === 'message' ? stream.whole(winner.message) : stream.whole();
+      if (winner.kind === 'settled') return await scope.fullPath(winner.settled);
+      return await (winner.kind === 'message' ? stream.whole(winner.message) : stream.whole());
     }
     const response = stream.open();
     void outcome

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   createMcpHandler,
+  type EventStore,
   isInitializeRequest,
   isLegacyRequest,
   type McpHttpHandler,
@@ -66,6 +67,8 @@ type Session = { readonly server: Server; readonly principal: string; lastSeen: 
 interface StreamableSession {
   readonly kind: 'streamable';
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** The session's view of the event store, as its transport has it. */
+  readonly events: EventStore;
   /** Calls the fast path runs, by JSON-RPC id: what the client's cancellation or the session's end aborts. */
   readonly fastCalls: Map<string | number, AbortController>;
 }
@@ -118,7 +121,7 @@ export class McpEndpoint {
     // (no envelope, the session's 2025 version in the header) a legacy one: no need to ask.
     const sessionCall = call ? undefined : this.plainSessionCallOf(head, parsedBody);
     if (!call && (sessionCall || (await isLegacyRequest(request(), parsedBody))))
-      return this.legacy(own, principal, parsedBody, sessionCall);
+      return await this.legacy(own, principal, parsedBody, sessionCall);
     const mismatch = this.paramHeaderRefusal(head, principal, parsedBody);
     if (mismatch) return mismatch;
     const fullPath = (settled?: SettledCall) =>
@@ -319,7 +322,7 @@ export class McpEndpoint {
       return await this.options.fastSessionCall!(call, {
         sessionId,
         principal,
-        events: this.events.forSession(sessionId),
+        events: session.events,
         retryMs: this.options.retryMs ?? 1_000,
         protocolVersion: session.server.getNegotiatedProtocolVersion()!,
         logLevel: sessionLogLevel(session.server),
@@ -340,15 +343,17 @@ export class McpEndpoint {
     // The id is chosen here rather than by the transport, so the event store's view can be
     // scoped to it before the first event (the initialize response) is stored.
     const id = randomUUID();
+    const events = this.events.forSession(id);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      eventStore: this.events.forSession(id),
+      eventStore: events,
       retryInterval: this.options.retryMs ?? 1_000,
       onsessioninitialized: () => {
         this.sessions.set(id, {
           kind: 'streamable',
           server,
           transport,
+          events,
           fastCalls: new Map(),
           principal: principal.id,
           lastSeen: this.now(),
