@@ -9,7 +9,7 @@ import { serveGatewayStdio } from '../gateway/stdio/serve-stdio.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
-import { keepHeapLean } from './lean-heap.js';
+import { tuneGatewayHeap } from './gateway-heap.js';
 
 /**
  * `switchboard serve [--stdio]`: the gateway. With `--stdio` it speaks MCP on stdin/stdout for
@@ -34,8 +34,8 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
     },
     strict: true,
   });
-  // A gateway runs for days under load: its memory should follow what it holds (lean-heap.ts).
-  keepHeapLean();
+  // A gateway runs for days under load: its heap should follow what it holds (gateway-heap.ts).
+  tuneGatewayHeap();
   if (!values.stdio) return serveHttp(ctx, values);
   const switchboard = await createSwitchboard({
     projectDir: ctx.projectDir,

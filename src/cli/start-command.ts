@@ -15,7 +15,7 @@ import { loadSecretKey } from '../host/credentials/secret-key.js';
 import type { ServerSnapshot } from '../host/supervisor/supervisor.js';
 import { type CliContext, defaultDataDir, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
-import { keepHeapLean } from './lean-heap.js';
+import { tuneGatewayHeap } from './gateway-heap.js';
 import { styleFor } from './output/style.js';
 
 /**
@@ -54,7 +54,7 @@ interface StartInfo {
 
 export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   const { port, open } = parseStartArgs(ctx.args);
-  keepHeapLean();
+  tuneGatewayHeap();
   const configFile = projectConfigPath(demoDir);
   if (!existsSync(configFile)) {
     throw new SwitchboardError(
