@@ -87,7 +87,7 @@ function firstKey(value: Record<string, unknown>): string | undefined {
 }
 
 /** The SDK's test for media data (its Base64 schema: `atob` accepts it). */
-function isBase64(data: string): boolean {
+export function isBase64(data: string): boolean {
   try {
     atob(data);
     return true;

@@ -4,6 +4,7 @@ import {
   ProtocolErrorCode,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
+import { isBase64 } from '../../client/plain-tool-result.js';
 import { preparedResponse } from '../http/prepared-response.js';
 
 /**
@@ -53,16 +54,6 @@ function plainBlock(block: unknown): boolean {
     );
   }
   return false;
-}
-
-/** The SDK's own test for media data (`atob` accepts it). */
-function isBase64(data: string): boolean {
-  try {
-    atob(data);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function plainResultMeta(meta: unknown): boolean {
