@@ -6,6 +6,8 @@
  * "file" and "list". It is deliberately small: no dictionary, no language detection.
  */
 
+import { BoundedMemo } from '../../core/bounded-memo.js';
+
 /**
  * Function words that carry no meaning for finding a tool. Short on purpose: words such as
  * "all", "new", "first" or "not" can tell tools apart, so they stay.
@@ -109,8 +111,7 @@ const NO_TERMS: readonly string[] = [];
 
 // Catalogs repeat the same words thousands of times; each distinct word is split and stemmed
 // once. Bounded so a stream of unique queries cannot grow it without end.
-const WORD_CACHE_LIMIT = 50_000;
-const wordCache = new Map<string, readonly string[]>();
+const wordCache = new BoundedMemo<readonly string[]>(50_000);
 
 /**
  * The terms of `text`, in order, duplicates kept (term frequency matters for ranking).
@@ -135,13 +136,7 @@ export function forEachWord(text: string, visit: (word: string) => void): void {
 
 /** The terms of one word as {@link forEachWord} finds it; cached, so do not mutate the result. */
 export function termsOfWord(word: string): readonly string[] {
-  let terms = wordCache.get(word);
-  if (terms === undefined) {
-    terms = wordToTerms(word);
-    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
-    wordCache.set(word, terms);
-  }
-  return terms;
+  return wordCache.get(word) ?? wordCache.remember(word, wordToTerms(word));
 }
 
 function wordToTerms(word: string): readonly string[] {

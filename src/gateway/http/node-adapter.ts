@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { ConnectionInfo, IncomingHandler, RequestBody, RequestHead, WebHandler } from './context.js';
 import { preparedBody, preparedFields } from './prepared-response.js';
 
@@ -222,16 +223,12 @@ function requestUrl(req: IncomingMessage): RequestTarget | undefined {
   const text = `http://${authority}${path}`;
   const known = targets.get(text);
   if (known !== undefined) return known;
-  let target: RequestTarget;
   try {
     const { href, pathname, host: parsedHost } = new URL(text);
-    target = { href, pathname, host: parsedHost };
+    return targets.remember(text, { href, pathname, host: parsedHost });
   } catch {
     return undefined;
   }
-  if (targets.size >= MAX_TARGETS) targets.clear();
-  targets.set(text, target);
-  return target;
 }
 
 /** What the adapter reads of a request's URL. */
@@ -247,8 +244,7 @@ const PLAIN_AUTHORITY = /^[A-Za-z0-9.\-[\]:]+$/;
  * Request URLs parsed already, by their text: clients send the same few (`/mcp` on one host)
  * thousands of times a second, and parsing one costs more than the rest of the request head.
  */
-const targets = new Map<string, RequestTarget>();
-const MAX_TARGETS = 256;
+const targets = new BoundedMemo<RequestTarget>(256);
 
 function requestHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();

@@ -9,6 +9,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import type { RelayAnswer } from '../../client/relay.js';
+import { BoundedMemo } from '../../core/bounded-memo.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
 import type { RequestHead } from '../http/context.js';
@@ -203,17 +204,12 @@ function classifiedModern(
   });
   const modern =
     route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN;
-  if (key !== undefined) {
-    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-    verdicts.set(key, modern);
-  }
-  return modern;
+  return key === undefined ? modern : verdicts.remember(key, modern);
 }
 
 const BODY_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 /** The classifier's verdicts by body shape and envelope (see `classifiedModern`); a few clients' worth. */
-const verdicts = new Map<string, boolean>();
-const MAX_VERDICTS = 256;
+const verdicts = new BoundedMemo<boolean>(256);
 
 function succeed(id: string | number, result: CallToolResult): Response {
   return jsonRpcResultResponse(id, encodeToolResult(result));

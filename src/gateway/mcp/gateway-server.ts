@@ -7,6 +7,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { compileNameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
@@ -281,7 +282,8 @@ export function servedTools(
   const snapshot = host.catalog();
   let perSnapshot = servedCache.get(snapshot);
   if (!perSnapshot) {
-    perSnapshot = new Map();
+    // Bounded: a snapshot is replaced on every catalog change, and principals are few.
+    perSnapshot = new BoundedMemo(1_000);
     servedCache.set(snapshot, perSnapshot);
   }
   const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${exposeKey(expose)}`;
@@ -293,14 +295,12 @@ export function servedTools(
       if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
         served.delete(name);
     }
-    // Bounded: a snapshot is replaced on every catalog change, and principals are few.
-    if (perSnapshot.size >= 1_000) perSnapshot.clear();
-    perSnapshot.set(key, served);
+    perSnapshot.remember(key, served);
   }
   return served;
 }
 
-const servedCache = new WeakMap<object, Map<string, Map<string, CatalogTool>>>();
+const servedCache = new WeakMap<object, BoundedMemo<Map<string, CatalogTool>>>();
 
 /** An expose list as a cache key part, joined once per list (the lists live as long as the gateway). */
 function exposeKey(expose: readonly string[]): string {

@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { Finding, ScanContext } from './finding.js';
 import { analyzeHidden, hiddenFindings, revealHidden } from './hidden-unicode.js';
 import { dedupeFindings, scanString } from './scan-text.js';
@@ -189,15 +190,11 @@ function walk(root: unknown, rootPath: string, context: ScanContext, budget: Bud
 // Property names repeat across a catalog (`path`, `limit`, `query`…). A clean name's scan does
 // not depend on the context (only prose and hidden payloads are read for shadowing, and a name
 // with hidden characters is never clean), so clean names are remembered; the rest rescanned.
-const CLEAN_NAMES_LIMIT = 50_000;
-const cleanNames = new Set<string>();
+const cleanNames = new BoundedMemo<true>(50_000);
 function scanPropertyName(name: string, context: ScanContext): Finding[] {
-  if (cleanNames.has(name)) return [];
+  if (cleanNames.get(name)) return [];
   const found = scanString(name, ' (name)', context, 'identifier');
-  if (found.length === 0) {
-    if (cleanNames.size >= CLEAN_NAMES_LIMIT) cleanNames.clear();
-    cleanNames.add(name);
-  }
+  if (found.length === 0) cleanNames.remember(name, true);
   return found;
 }
 

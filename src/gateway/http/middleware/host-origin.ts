@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../../../core/bounded-memo.js';
 import { isLoopbackHost } from '../addresses.js';
 import type { Middleware } from '../context.js';
 import { HttpError } from '../http-error.js';
@@ -36,19 +37,24 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
   };
   // Verdicts by header value: clients send the same few thousands of times a second, and
   // judging one (parsing, loopback checks) costs more than the rest of this step.
-  const hostVerdicts = new VerdictCache();
-  const originVerdicts = new VerdictCache();
+  const hostVerdicts = new BoundedMemo<boolean>(256);
+  const originVerdicts = new BoundedMemo<boolean>(256);
   return (ctx, next) => {
     const host = ctx.head.header('host') ?? ctx.head.host;
     const port = ctx.localPort ?? options.port;
-    if (!hostVerdicts.judge(`${port} ${host}`, () => hostAllowed(host, port))) {
+    const hostKey = `${port} ${host}`;
+    const hostOk = hostVerdicts.get(hostKey) ?? hostVerdicts.remember(hostKey, hostAllowed(host, port));
+    if (!hostOk) {
       throw new HttpError(
         403,
         `Host ${JSON.stringify(host.slice(0, 100))} is not allowed. Connect through localhost, or add the host to gateway.allowedHosts.`,
       );
     }
     const origin = ctx.head.header('origin');
-    if (origin !== null && !originVerdicts.judge(origin, () => originAllowed(origin))) {
+    const originOk =
+      origin === null ||
+      (originVerdicts.get(origin) ?? originVerdicts.remember(origin, originAllowed(origin)));
+    if (!originOk) {
       throw new HttpError(
         403,
         `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed. Add it to gateway.allowedOrigins if it should be.`,
@@ -57,20 +63,3 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
     return next();
   };
 }
-
-/** Verdicts of a pure check by key, a few hundred at most (then forgotten all at once). */
-class VerdictCache {
-  private readonly verdicts = new Map<string, boolean>();
-
-  judge(key: string, check: () => boolean): boolean {
-    let verdict = this.verdicts.get(key);
-    if (verdict === undefined) {
-      verdict = check();
-      if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
-      this.verdicts.set(key, verdict);
-    }
-    return verdict;
-  }
-}
-
-const MAX_VERDICTS = 256;

@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../../../core/bounded-memo.js';
 import { rateLimitKey } from '../addresses.js';
 import type { GatewayContext, Middleware } from '../context.js';
 import { HttpError } from '../http-error.js';
@@ -27,16 +28,9 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     ...(options.now !== undefined && { now: options.now }),
   });
   // Addresses' buckets by address: working one out parses the address, per request otherwise.
-  const addressKeys = new Map<string, string>();
-  const addressKey = (address: string): string => {
-    let key = addressKeys.get(address);
-    if (key === undefined) {
-      key = rateLimitKey(address);
-      if (addressKeys.size >= MAX_ADDRESS_KEYS) addressKeys.clear();
-      addressKeys.set(address, key);
-    }
-    return key;
-  };
+  const addressKeys = new BoundedMemo<string>(1024);
+  const addressKey = (address: string): string =>
+    addressKeys.get(address) ?? addressKeys.remember(address, rateLimitKey(address));
   const keyOf = (ctx: GatewayContext): string => {
     if (options.by === 'ip') return addressKey(ctx.remoteAddress);
     if (ctx.principal === undefined) throw new Error('The principal rate limit runs before authentication.');
@@ -55,6 +49,3 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     return next();
   };
 }
-
-/** Addresses whose bucket keys are kept (then forgotten all at once). */
-const MAX_ADDRESS_KEYS = 1024;
