@@ -48,18 +48,19 @@ export class TokenBuckets {
   take(key: string): TakeResult {
     const now = this.#now();
     let bucket = this.#buckets.get(key);
-    // The key used last is the most recent already: only another one is moved to the end.
-    if (key !== this.#last) {
-      if (bucket) this.#buckets.delete(key);
-      else bucket = { tokens: this.#burst, at: now };
+    if (bucket === undefined) {
+      bucket = { tokens: this.#burst, at: now };
       this.#buckets.set(key, bucket);
-      this.#last = key;
       if (this.#buckets.size > this.#maxKeys) {
         const oldest = this.#buckets.keys().next();
         if (!oldest.done) this.#buckets.delete(oldest.value);
       }
+    } else if (key !== this.#last) {
+      // Moved to the end, as the most recent; the key used last is there already.
+      this.#buckets.delete(key);
+      this.#buckets.set(key, bucket);
     }
-    bucket ??= { tokens: this.#burst, at: now };
+    this.#last = key;
     bucket.tokens = Math.min(this.#burst, bucket.tokens + Math.max(0, now - bucket.at) * this.#perMs);
     bucket.at = now;
     if (bucket.tokens >= 1) {
