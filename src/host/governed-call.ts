@@ -5,7 +5,7 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { Caller, CallerRelay } from './caller-relay.js';
 import type { CatalogTool } from './catalog/catalog.js';
 import { type AskApproval, DEFAULT_SESSION, type Governor } from './governance/governor.js';
-import type { CallHooks } from './host.js';
+import type { CallHooks } from './host-types.js';
 
 /**
  * The one path every tool call takes through the host, whatever it sends upstream (a plain

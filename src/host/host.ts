@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type {
   CallToolResult,
   GetPromptResult,
@@ -7,136 +5,89 @@ import type {
   ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import type { CredentialStore } from '../client/auth/credential-store.js';
-import { FileCredentialStore } from '../client/auth/file-credential-store.js';
 import type { Connection } from '../client/connection.js';
-import type { CallOptions, ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
+import type { CallOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
 import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/relay.js';
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
-import { type GovernanceConfig, resolveGovernance } from '../core/config/governance-config.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
-import { openStore } from '../storage/open-store.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
-import { CallerRelay } from './caller-relay.js';
-import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
+import type { CallerRelay } from './caller-relay.js';
+import type { CatalogSnapshot } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
-import { openStoreCredentialStore } from './credentials/store-credential-store.js';
-import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
-import { type AskApproval, Governor } from './governance/governor.js';
+import type { Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
 import { type GovernedStart, type HostCallOptions, runGoverned } from './governed-call.js';
 import { type GuardContext, guardedPrompt, guardedResource } from './guarded-content.js';
-import { MANAGEMENT_SERVER } from './management/management-tools.js';
+import { unknownServer } from './host-errors.js';
+import { assembleHost, type HostParts } from './host-parts.js';
+import type { CallHooks, HostEvents, HostOptions, ServerStatus } from './host-types.js';
+import type { Inbox } from './inbox/inbox.js';
+import { latestValues } from './latest-values.js';
+import type { LogFiles } from './logs/log-files.js';
+import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
+import type { MediaStore } from './media/media-store.js';
+import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
+import { ServerRegistry } from './server-registry.js';
+import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
 export type { HostCallOptions } from './governed-call.js';
-
-import { Inbox } from './inbox/inbox.js';
-import { approvalThroughInbox, elicitationThroughInbox } from './inbox/inbox-adapters.js';
-import { latestValues } from './latest-values.js';
-import { LogFiles } from './logs/log-files.js';
-import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
-import { MediaStore } from './media/media-store.js';
-import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
-import { secretsOf } from './secrets.js';
-import { type ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
+export type { CallHooks, HookCall, HostEvents, HostOptions, ServerStatus } from './host-types.js';
 
 /**
  * The Host: many connections as one living system. It keeps configured and registered servers
  * connected (Supervisor), aggregates what they offer (catalog), persists what must survive a
  * restart (registrations, events, pins, era verdicts), writes per-server logs, and routes
- * calls. Governance plugs in through the call hooks; nothing here decides policy.
+ * calls. Governance plugs in through the call hooks; nothing here decides policy. How it is
+ * put together is host-parts.ts; which servers it runs, server-registry.ts.
  */
-export interface HostOptions {
-  /** Where the store and logs live. Default `~/.switchboard`. */
-  readonly dataDir?: string;
-  /** A PostgreSQL URL (`postgres://…`) for the store; default: SQLite `switchboard.db` in the data dir. */
-  readonly database?: string;
-  /** Start only these servers (a one-shot command needs one); default all. */
-  readonly only?: readonly string[];
-  /** Servers from configuration files (registrations in the store are added to them). */
-  readonly servers?: readonly ServerConfig[];
-  /** Where each of `servers` came from (a file path), by name; shown in the status. */
-  readonly sources?: Readonly<Record<string, string>>;
-  /** Passed to every connection (elicitation, sampling handlers…). */
-  readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent'>;
-  readonly firstConnectDelaysMs?: readonly number[];
-  /** Where media files are served from (the gateway mounts `mediaHandler()` there). */
-  readonly mediaBaseUrl?: string;
-  /** Approval mode, profile, rules and scanning (the config file's `governance` section). */
-  readonly governance?: Partial<GovernanceConfig>;
-  /** Who answers `ask` decisions. Default: the host's Inbox. */
-  readonly askApproval?: AskApproval;
-  /**
-   * Where OAuth credentials live: files under `<dataDir>/credentials` (0600) by default; with a
-   * PostgreSQL `database`, or `'store'`, the store, encrypted (`openStoreCredentialStore`).
-   */
-  readonly credentials?: CredentialStore | 'store';
-}
-
-/** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
-export interface HookCall {
-  readonly name: string;
-  readonly server: string;
-  readonly tool: string;
-  readonly session?: string;
-}
-
-/** Runs around every tool call: policy and audit plug in here. */
-export interface CallHooks {
-  /** May throw to refuse the call (policy); runs before anything is sent upstream. */
-  before?(call: HookCall & { readonly args: Record<string, unknown> }): Promise<void> | void;
-  after?(
-    call: HookCall & { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
-  ): Promise<void> | void;
-}
-
-/** A server's status: the supervisor's snapshot, where the entry came from, and its tools the catalog refused. */
-export interface ServerStatus extends ServerSnapshot {
-  readonly source: string;
-  readonly rejectedTools: readonly Pick<RejectedTool, 'tool' | 'reason' | 'detail'>[];
-}
-
-export type HostEvents = {
-  servers: [snapshots: readonly ServerSnapshot[]];
-  catalog: [snapshot: CatalogSnapshot];
-  /** A tool's definition differs from the one first seen (pinned); governance decides. */
-  tool_changed: [change: { server: string; tool: string; previousHash: string; hash: string }];
-  event: [event: ServerEvent];
-  /** A line for a server's log: its own log notifications (`source: 'server'`), stderr, lifecycle. */
-  log: [entry: LogEntry];
-};
-
 export class Host extends TypedEmitter<HostEvents> {
   private readonly hooks: CallHooks[] = [];
-  private readonly configs = new Map<string, ServerConfig>();
-  private readonly sources = new Map<string, string>();
+  private readonly registry: ServerRegistry;
+  private readonly store: Store;
+  private readonly supervisor: Supervisor;
+  private readonly logs: LogFiles;
+  private readonly media: MediaStore;
+  private readonly credentials: CredentialStore;
+  private readonly env: Readonly<Record<string, string | undefined>>;
+  private readonly callers: CallerRelay;
+  /** The governed call path: policy, approvals and audit. */
+  readonly governor: Governor;
+  /** Approvals and elicitations waiting for a person; front-ends attach here. */
+  readonly inbox: Inbox;
 
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
   private readonly keeper: CatalogKeeper;
   private readonly stopLoginWatch: () => void;
 
-  private constructor(
-    private readonly store: Store,
-    private readonly supervisor: Supervisor,
-    private readonly logs: LogFiles,
-    private readonly media: MediaStore,
-    /** The governed call path: policy, approvals and audit. */
-    readonly governor: Governor,
-    /** Approvals and elicitations waiting for a person; front-ends attach here. */
-    readonly inbox: Inbox,
-    private readonly credentials: CredentialStore,
-    private readonly env: Readonly<Record<string, string | undefined>>,
-    private readonly callers: CallerRelay,
-  ) {
+  private constructor(parts: HostParts) {
     super();
+    ({
+      store: this.store,
+      supervisor: this.supervisor,
+      logs: this.logs,
+      media: this.media,
+      governor: this.governor,
+      inbox: this.inbox,
+      credentials: this.credentials,
+      env: this.env,
+      callers: this.callers,
+    } = parts);
+    const { supervisor, governor, store, media } = parts;
+    this.registry = new ServerRegistry({ repository: store.servers, supervisor, logs: parts.logs });
+    parts.bind({
+      onLog: (entry) => this.onLog(entry),
+      onEvent: (event) => this.onEvent(event),
+      trustOf: (server) => this.registry.config(server)?.trust,
+    });
     this.keeper = new CatalogKeeper({
       supervisor,
-      configOf: (server) => this.configs.get(server),
+      configOf: (server) => this.registry.config(server),
       scan: governor.settings.scan,
       pins: store.pins,
       onToolChanged: (change) => {
@@ -148,17 +99,17 @@ export class Host extends TypedEmitter<HostEvents> {
     });
     this.events = new EventFeed(store.events);
     this.stopLoginWatch = watchLogins({
-      credentials,
+      credentials: parts.credentials,
       servers: () => supervisor.snapshot(),
       subscribe: (listener) => {
         supervisor.on('servers', listener);
         return () => supervisor.off('servers', listener);
       },
       reconnect: (server) => {
-        const config = this.configs.get(server);
-        if (config) supervisor.reload(server, config);
+        if (this.registry.has(server)) this.registry.reload(server);
       },
     });
+    supervisor.on('servers', (snaps) => this.onServers(snaps));
     // Retention runs now and hourly; unref'd so it never keeps a process alive.
     void media.prune().catch(() => undefined);
     this.mediaPrune = setInterval(() => void media.prune().catch(() => undefined), 60 * 60 * 1000);
@@ -167,73 +118,13 @@ export class Host extends TypedEmitter<HostEvents> {
 
   /** Opens the store, starts every enabled server in the background, and returns at once. */
   static async create(options: HostOptions = {}): Promise<Host> {
-    const dataDir = options.dataDir ?? join(homedir(), '.switchboard');
-    const store = await openStore(options.database || join(dataDir, 'switchboard.db'));
-    const logs = new LogFiles({ dir: join(dataDir, 'logs') });
-    let host: Host | undefined;
-    const warn = (text: string) =>
-      logs.write('switchboard', { at: new Date(), source: 'lifecycle', level: 'warning', text });
-    const eraStore = await persistentEraVerdicts(store.kv, (error) => warn(describeError(error)));
-    const settings = resolveGovernance(options.governance);
-    const callers = new CallerRelay();
-    // On PostgreSQL every instance shares the credentials too: they go in the store, encrypted.
-    const inStore =
-      options.credentials === 'store' || (options.credentials === undefined && !!options.database);
-    const env = options.connection?.env ?? process.env;
-    const credentials = inStore
-      ? await openStoreCredentialStore({ store, dataDir, env })
-      : ((options.credentials as CredentialStore | undefined) ?? new FileCredentialStore({ dataDir }));
-    const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
-    const supervisor = new Supervisor({
-      connection: {
-        // Elicitations go to the client whose call caused them (a gateway client), else to the
-        // Inbox; sampling only to such a client. An embedding app's own handlers win.
-        elicitation: callers.elicitation(elicitationThroughInbox(inbox)),
-        sampling: callers.sampling(),
-        roots: callers.roots(),
-        credentials,
-        ...options.connection,
-        eraStore,
-        onLog: (entry) => host?.onLog(entry),
-        onEvent: (event) => host?.onEvent(event),
-      },
-      ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
-    });
-    const media = new MediaStore({
-      dir: join(dataDir, 'media'),
-      baseUrl: options.mediaBaseUrl ?? 'http://127.0.0.1/media',
-    });
-    const governor = await Governor.create({
-      settings,
-      // The built-in management tools' annotations are ours, so they are believed.
-      trustOf: (server) =>
-        server === MANAGEMENT_SERVER ? 'trusted' : (host?.configs.get(server)?.trust ?? 'untrusted'),
-      store,
-      askApproval: options.askApproval ?? approvalThroughInbox(inbox, settings.approvalTimeoutMs),
-      onError: (error) => warn(`audit: ${describeError(error)}`),
-    });
-    host = new Host(store, supervisor, logs, media, governor, inbox, credentials, env, callers);
-    supervisor.on('servers', (snaps) => host.onServers(snaps));
-    const registered = await store.servers.list();
-    const byName = new Map(
-      (options.servers ?? []).map((c) => [
-        c.name,
-        { config: c, enabled: c.enabled, source: options.sources?.[c.name] ?? 'config' },
-      ]),
-    );
-    for (const r of registered) {
-      // A toggle of a file-configured server is only its flag: the file's entry stays the truth
-      // (later edits of the file count); a toggle whose entry left the file is forgotten.
-      if (r.source === 'toggle') {
-        const fromFile = byName.get(r.name);
-        if (fromFile) byName.set(r.name, { ...fromFile, enabled: r.enabled });
-        continue;
-      }
-      const config = normalizeServerEntry({ ...(r.entry as object), name: r.name });
-      byName.set(r.name, { config, enabled: r.enabled, source: r.source });
-    }
-    for (const { config, enabled, source } of byName.values())
-      if (!options.only || options.only.includes(config.name)) host.track(config, enabled, source);
+    const host = new Host(await assembleHost(options));
+    const files = (options.servers ?? []).map((config) => ({
+      config,
+      enabled: config.enabled,
+      source: options.sources?.[config.name] ?? 'config',
+    }));
+    await host.registry.restore(files, options.only);
     return host;
   }
 
@@ -243,7 +134,7 @@ export class Host extends TypedEmitter<HostEvents> {
     const rejected = this.keeper.current.rejected;
     return this.supervisor.snapshot().map((snap) => ({
       ...snap,
-      source: this.sources.get(snap.name) ?? 'unknown',
+      source: this.registry.source(snap.name),
       rejectedTools: rejected
         .filter((r) => r.server === snap.name)
         .map(({ tool, reason, detail }) => ({ tool, reason, detail })),
@@ -271,34 +162,21 @@ export class Host extends TypedEmitter<HostEvents> {
     const config = normalizeServerEntry(entry, { file: source });
     if (config.transport.kind !== 'stdio')
       await checkUpstreamUrl(config.transport.url, this.governor.settings);
-    await this.store.servers.upsert({ name: config.name, entry, enabled: true, source });
-    this.track(config, true, source);
+    await this.registry.register(config, entry, source);
     return config;
   }
 
   /** Removes a registered server (closing it) and forgets it. */
-  async unregister(name: string): Promise<void> {
-    await this.store.servers.remove(name);
-    this.configs.delete(name);
-    this.sources.delete(name);
-    await this.supervisor.remove(name);
+  unregister(name: string): Promise<void> {
+    return this.registry.unregister(name);
   }
 
-  async setEnabled(name: string, enabled: boolean): Promise<void> {
-    const stored = await this.store.servers.get(name);
-    if (stored) await this.store.servers.setEnabled(name, enabled);
-    else {
-      const config = this.configs.get(name);
-      if (!config) throw unknownServer(name);
-      // A server from a config file: remember only the toggle in the store, keyed by its name.
-      await this.store.servers.upsert({ name, entry: {}, enabled, source: 'toggle' });
-    }
-    await this.supervisor.setEnabled(name, enabled);
+  setEnabled(name: string, enabled: boolean): Promise<void> {
+    return this.registry.setEnabled(name, enabled);
   }
 
   reload(name: string): void {
-    if (!this.configs.has(name)) throw unknownServer(name);
-    this.supervisor.reload(name, this.configs.get(name));
+    this.registry.reload(name);
   }
 
   /**
@@ -306,24 +184,21 @@ export class Host extends TypedEmitter<HostEvents> {
    * The tokens are stored and the server reconnected. `print` receives the instructions.
    */
   async login(name: string, options: HostLoginOptions = {}): Promise<void> {
-    const config = this.configs.get(name);
-    if (!config) throw unknownServer(name);
-    await loginServer(config, this.credentials, this.env, options);
-    this.supervisor.reload(name, config);
+    await loginServer(this.registry.require(name), this.credentials, this.env, options);
+    this.registry.reload(name);
   }
 
   /** Forgets a server's OAuth credentials; it reconnects and will ask for a login. Returns how many were deleted. */
   async logout(name: string): Promise<number> {
-    const config = this.configs.get(name);
-    if (!config) throw unknownServer(name);
+    this.registry.require(name);
     const deleted = await this.credentials.delete(name);
-    this.supervisor.reload(name, config);
+    this.registry.reload(name);
     return deleted;
   }
 
   /** The normalized config of a server, or undefined. */
   serverConfig(name: string): ServerConfig | undefined {
-    return this.configs.get(name);
+    return this.registry.config(name);
   }
 
   /** Lazy-loading grants (the agents layer keeps them here so they survive a restart). */
@@ -453,7 +328,7 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   private guardContext(server: string): GuardContext {
-    const trusted = this.configs.get(server)?.trust === 'trusted';
+    const trusted = this.registry.config(server)?.trust === 'trusted';
     const otherTools = this.keeper.current.tools.map((t) => ({ server: t.server, name: t.tool.name }));
     return { server, trusted, otherTools };
   }
@@ -544,19 +419,12 @@ export class Host extends TypedEmitter<HostEvents> {
   private connected(server: string): Connection {
     const connection = this.supervisor.connection(server);
     if (connection) return connection;
-    if (!this.configs.has(server)) throw unknownServer(server);
+    if (!this.registry.has(server)) throw unknownServer(server);
     throw new SwitchboardError(
       'UPSTREAM_DISCONNECTED',
       `Server "${server}" is not connected; try again when it is.`,
       { details: { server } },
     );
-  }
-
-  private track(config: ServerConfig, enabled: boolean, source: string): void {
-    this.configs.set(config.name, config);
-    this.sources.set(config.name, source);
-    this.logs.setSecrets(config.name, secretsOf(config));
-    this.supervisor.add(config, { enabled });
   }
 
   private onLog(entry: LogEntry): void {
@@ -582,14 +450,6 @@ export class Host extends TypedEmitter<HostEvents> {
     this.emit('servers', snaps);
     this.keeper.schedule();
   }
-}
-
-function unknownServer(name: string): SwitchboardError {
-  return new SwitchboardError(
-    'NOT_FOUND',
-    `No server named "${name}". List the servers to see their names.`,
-    { details: { server: name } },
-  );
 }
 
 function lifecycle(server: string): Omit<LogEntry, 'text'> {

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from '../../client/connection-types.js';
 import { TypedEmitter } from '../../client/typed-emitter.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
+import { unknownServer } from '../host-errors.js';
 import {
   DEFAULT_RUNTIME_BACKOFF,
   FIRST_CONNECT_DELAYS_MS,
@@ -262,15 +263,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
 
   private require(name: string): Runner {
     const runner = this.runners.get(name);
-    if (!runner) {
-      throw new SwitchboardError(
-        'NOT_FOUND',
-        `No server named "${name}". List the servers to see their names.`,
-        {
-          details: { server: name },
-        },
-      );
-    }
+    if (!runner) throw unknownServer(name);
     return runner;
   }
 }
