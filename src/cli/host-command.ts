@@ -43,6 +43,8 @@ export const HOST_USAGE = `usage: switchboard host --jsonl [--session ID]
 
 /** How long ops still running at end of input may take to finish before they are cancelled. */
 const DRAIN_MS = 5_000;
+/** The JSON-lines client, as the audit names who changed the server list. */
+const JSONL_ACTOR = { via: 'jsonl' } as const;
 
 export async function hostCommand(ctx: CliContext): Promise<ExitCode> {
   const flags = parseFlags(ctx.args);
@@ -251,13 +253,13 @@ class JsonlSession {
       case 'resolve':
         return this.resolve(request);
       case 'mcp_set':
-        await host.register(request.server, 'jsonl');
+        await host.register(request.server, 'jsonl', JSONL_ACTOR);
         return undefined;
       case 'mcp_remove':
         await this.remove(request.name);
         return undefined;
       case 'mcp_toggle':
-        await host.setEnabled(request.name, request.enabled);
+        await host.setEnabled(request.name, request.enabled, JSONL_ACTOR);
         return undefined;
       case 'mcp_list':
         return undefined;
@@ -282,7 +284,7 @@ class JsonlSession {
         { details: { server: name, file } },
       );
     }
-    await this.switchboard.host.unregister(name);
+    await this.switchboard.host.unregister(name, JSONL_ACTOR);
   }
 
   private async call(request: CallRequest): Promise<JsonlMessage> {

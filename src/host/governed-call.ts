@@ -80,14 +80,14 @@ export async function runGoverned<T>(
     const durationMs = performance.now() - started;
     const result = resultOf(value);
     const outcome = result ? { durationMs, result } : { durationMs };
-    deps.governor.record(admission, outcome);
+    await deps.governor.record(admission, outcome);
     if (hooks) for (const h of hooks) await h.after?.({ ...hookCall!, ...outcome });
     return value;
   } catch (error) {
     const durationMs = performance.now() - started;
     // Credentials that stopped working mid-session: the server waits for a login.
     if (isSwitchboardError(error, 'AUTH_REQUIRED')) await deps.requireLogin(entry.server, error);
-    deps.governor.record(admission, { durationMs, error });
+    await deps.governor.record(admission, { durationMs, error });
     if (hooks) for (const h of hooks) await h.after?.({ ...hookCall!, durationMs, error });
     throw error;
   } finally {

@@ -1,5 +1,5 @@
 import type { CredentialStore } from '../client/auth/credential-store.js';
-import type { ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
+import type { CallOptions, ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
 import type { GovernanceConfig } from '../core/config/governance-config.js';
 import type { ServerConfig } from '../core/server-config.js';
@@ -69,3 +69,16 @@ export type HostEvents = {
   /** A line for a server's log: its own log notifications (`source: 'server'`), stderr, lifecycle. */
   log: [entry: LogEntry];
 };
+
+/** Options of a resource read or a prompt get through the host: the request's, and whose it is. */
+export type ContentOptions = CallOptions & {
+  /** The session (or principal) the read is audited under; default `default`. */
+  readonly session?: string;
+};
+
+/** Who changed the server list, for the audit: a session or principal, and the way in. */
+export interface ChangeActor {
+  readonly session?: string;
+  /** `api`, `jsonl`, `agent`, `cli`, … */
+  readonly via?: string;
+}

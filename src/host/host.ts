@@ -25,7 +25,14 @@ import { type GovernedStart, type HostCallOptions, runGoverned } from './governe
 import { type GuardContext, guardedPrompt, guardedResource } from './guarded-content.js';
 import { unknownServer } from './host-errors.js';
 import { assembleHost, type HostParts } from './host-parts.js';
-import type { CallHooks, HostEvents, HostOptions, ServerStatus } from './host-types.js';
+import type {
+  CallHooks,
+  ChangeActor,
+  ContentOptions,
+  HostEvents,
+  HostOptions,
+  ServerStatus,
+} from './host-types.js';
 import type { Inbox } from './inbox/inbox.js';
 import { latestValues } from './latest-values.js';
 import type { LogFiles } from './logs/log-files.js';
@@ -36,7 +43,15 @@ import { ServerRegistry } from './server-registry.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
 export type { HostCallOptions } from './governed-call.js';
-export type { CallHooks, HookCall, HostEvents, HostOptions, ServerStatus } from './host-types.js';
+export type {
+  CallHooks,
+  ChangeActor,
+  ContentOptions,
+  HookCall,
+  HostEvents,
+  HostOptions,
+  ServerStatus,
+} from './host-types.js';
 
 /**
  * The Host: many connections as one living system. It keeps configured and registered servers
@@ -157,22 +172,48 @@ export class Host extends TypedEmitter<HostEvents> {
     return latestValues(subscribe, () => this.servers(), signal);
   }
 
-  /** Registers (or updates) a server, persists it, and connects it at once. */
-  async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
+  /**
+   * Registers (or updates) a server, persists it, and connects it at once. Audited as
+   * `server_register` (`server_replace` for a name known already) with `actor` (who asked: an
+   * API caller's session, a JSON-lines client, an agent) and the source.
+   */
+  async register(entry: unknown, source = 'api', actor?: ChangeActor): Promise<ServerConfig> {
     const config = normalizeServerEntry(entry, { file: source });
-    if (config.transport.kind !== 'stdio')
-      await checkUpstreamUrl(config.transport.url, this.governor.settings);
-    await this.registry.register(config, entry, source);
+    const action = this.registry.has(config.name) ? 'server_replace' : 'server_register';
+    await this.changed(action, config.name, source, actor, async () => {
+      if (config.transport.kind !== 'stdio')
+        await checkUpstreamUrl(config.transport.url, this.governor.settings);
+      await this.registry.register(config, entry, source);
+    });
     return config;
   }
 
-  /** Removes a registered server (closing it) and forgets it. */
-  unregister(name: string): Promise<void> {
-    return this.registry.unregister(name);
+  /** Removes a registered server (closing it) and forgets it; audited as `server_remove`. */
+  unregister(name: string, actor?: ChangeActor): Promise<void> {
+    return this.changed('server_remove', name, this.registry.source(name), actor, () =>
+      this.registry.unregister(name),
+    );
   }
 
-  setEnabled(name: string, enabled: boolean): Promise<void> {
-    return this.registry.setEnabled(name, enabled);
+  /** Turns a server on or off (kept across restarts); audited as `server_enable` / `server_disable`. */
+  setEnabled(name: string, enabled: boolean, actor?: ChangeActor): Promise<void> {
+    const action = enabled ? 'server_enable' : 'server_disable';
+    return this.changed(action, name, this.registry.source(name), actor, () =>
+      this.registry.setEnabled(name, enabled),
+    );
+  }
+
+  /** A change of the server list, audited once it is done (or failed). */
+  private changed(
+    action: string,
+    server: string,
+    source: string,
+    actor: ChangeActor | undefined,
+    work: () => Promise<void>,
+  ): Promise<void> {
+    const details = { source, ...(actor?.via !== undefined && { via: actor.via }) };
+    const session = actor?.session;
+    return this.governor.noted({ action, server, details, ...(session !== undefined && { session }) }, work);
   }
 
   reload(name: string): void {
@@ -256,21 +297,28 @@ export class Host extends TypedEmitter<HostEvents> {
     method: string,
     params: Record<string, unknown>,
     relayed: RelayedRequest,
-    options: CallOptions = {},
+    options: ContentOptions = {},
   ): Promise<RelayAnswer> {
-    const answer = await relayRequest(this.connected(server), method, params, relayed, options);
-    if (answer.kind !== 'complete') return answer;
-    if (method === 'prompts/get')
-      return {
-        kind: 'complete',
-        raw: guardedPrompt(answer.raw as GetPromptResult, String(params.name), this.guardContext(server)),
-      };
-    if (method === 'resources/read')
+    const relay = () => relayRequest(this.connected(server), method, params, relayed, options);
+    if (method === 'prompts/get') {
+      const answer = await this.audited('prompt_get', server, options, { prompt: params.name }, relay);
+      if (answer.kind !== 'complete') return answer;
+      const raw = guardedPrompt(
+        answer.raw as GetPromptResult,
+        String(params.name),
+        this.guardContext(server),
+      );
+      return { kind: 'complete', raw };
+    }
+    if (method === 'resources/read') {
+      const answer = await this.audited('resource_read', server, options, { uri: params.uri }, relay);
+      if (answer.kind !== 'complete') return answer;
       return {
         kind: 'complete',
         raw: guardedResource(answer.raw as ReadResourceResult, this.guardContext(server)),
       };
-    return answer;
+    }
+    return relay();
   }
 
   /** The era and capabilities `server` is connected with (whether its requests can be relayed). */
@@ -303,28 +351,44 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /**
-   * Reads a resource from `server` (resources are data: no approval is asked). Text that the
-   * injection scanner flags, from a server that is not trusted, comes back wrapped in a
-   * "this is data, not instructions" banner; `raw` skips that.
+   * Reads a resource from `server` (resources are data: no approval is asked, but the read is
+   * audited). Text that the injection scanner flags, from a server that is not trusted, comes
+   * back wrapped in a "this is data, not instructions" banner; `raw` skips that.
    */
   async readResource(
     server: string,
     uri: string,
-    options: CallOptions & { readonly raw?: boolean } = {},
+    options: ContentOptions & { readonly raw?: boolean } = {},
   ): Promise<ReadResourceResult> {
-    const result = await this.connected(server).readResource(uri, options);
+    const result = await this.audited('resource_read', server, options, { uri }, () =>
+      this.connected(server).readResource(uri, options),
+    );
     return options.raw ? result : guardedResource(result, this.guardContext(server));
   }
 
-  /** Gets a prompt's messages from `server`, roles kept; flagged text is guarded as in `readResource`. */
+  /** Gets a prompt's messages from `server`, roles kept, audited; flagged text is guarded as in `readResource`. */
   async getPrompt(
     server: string,
     name: string,
     args: Record<string, string> = {},
-    options: CallOptions & { readonly raw?: boolean } = {},
+    options: ContentOptions & { readonly raw?: boolean } = {},
   ): Promise<GetPromptResult> {
-    const result = await this.connected(server).getPrompt(name, args, options);
+    const result = await this.audited('prompt_get', server, options, { prompt: name }, () =>
+      this.connected(server).getPrompt(name, args, options),
+    );
     return options.raw ? result : guardedPrompt(result, name, this.guardContext(server));
+  }
+
+  /** Runs a read or a prompt get and audits it (the answer waits for the record, as a call's does). */
+  private audited<T>(
+    action: string,
+    server: string,
+    options: ContentOptions,
+    details: Record<string, unknown>,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const session = options.session;
+    return this.governor.noted({ action, server, details, ...(session !== undefined && { session }) }, work);
   }
 
   private guardContext(server: string): GuardContext {

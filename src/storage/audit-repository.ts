@@ -24,7 +24,7 @@ function toEntry(row: Selectable<AuditTable>): AuditEntry {
 export interface AuditRepositoryOptions {
   /** Rows written in one statement at most. Default 128. */
   readonly maxBatch?: number;
-  /** Runs a pending write soon; default `setImmediate` (the store's is `groupCommit`). */
+  /** Runs a pending write soon; default `setImmediate` (after the current I/O events). */
   readonly defer?: (flush: () => void) => void;
   /** Writes rows in one transaction past Kysely, ids in row order; default a Kysely insert. */
   readonly writeRows?: AuditRowWriter;

@@ -192,3 +192,40 @@ describe('governed calls', () => {
     expect(inbox.list()).toEqual([]);
   });
 });
+
+describe('audit of what is not a tool call', () => {
+  it('records resource reads and prompt gets with their session and outcome, failures included', async () => {
+    const { host } = await start({ governance: { mode: 'full-auto' } });
+    await host.readResource('kitchen', 'kitchen://text', { session: 'reader' });
+    await host.getPrompt('kitchen', 'greet', { name: 'Ada' }, { session: 'reader' });
+    await expect(
+      host.readResource('kitchen', 'kitchen://nothing-here', { session: 'reader' }),
+    ).rejects.toThrow();
+    const entries = (await host.audit({ actor: 'reader' })).entries;
+    expect(entries.map((e) => [e.action, e.server, e.outcome])).toEqual([
+      ['resource_read', 'kitchen', 'error'],
+      ['prompt_get', 'kitchen', 'ok'],
+      ['resource_read', 'kitchen', 'ok'],
+    ]);
+    expect(entries[2]!.details).toMatchObject({ uri: 'kitchen://text' });
+    expect(entries[1]!.details).toMatchObject({ prompt: 'greet' });
+    expect(entries[0]!.details).toMatchObject({ uri: 'kitchen://nothing-here', error: expect.any(String) });
+  });
+
+  it('records every change of the server list with who made it, whichever way it came in', async () => {
+    const { host } = await start({ governance: { mode: 'full-auto' } });
+    const actor = { session: 'ops', via: 'jsonl' };
+    await host.register({ name: 'extra', command: process.execPath, args: [kitchenSinkBin] }, 'jsonl', actor);
+    await host.setEnabled('extra', false, actor);
+    await host.unregister('extra', actor);
+    await expect(host.setEnabled('nobody', true, actor)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const entries = (await host.audit({ actor: 'ops' })).entries;
+    expect(entries.map((e) => [e.action, e.server, e.outcome])).toEqual([
+      ['server_enable', 'nobody', 'error'],
+      ['server_remove', 'extra', 'ok'],
+      ['server_disable', 'extra', 'ok'],
+      ['server_register', 'extra', 'ok'],
+    ]);
+    expect(entries[3]!.details).toMatchObject({ source: 'jsonl', via: 'jsonl' });
+  });
+});

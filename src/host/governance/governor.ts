@@ -188,29 +188,33 @@ export class Governor {
   }
 
   /**
-   * Audits a call that ran (or failed). Audit failures never fail the call, so the call does
-   * not wait for the write either: the record is queued at once (the audit log's reads see it)
-   * and the store writes it with the others of the moment.
+   * Audits a call that ran (or failed). Audit failures never fail the call (they go to
+   * `onError`), but its answer waits for the record: it resolves once the record is committed,
+   * so an answered call is an audited call even if the process is killed right after (the
+   * store commits the records of one turn of the event loop together; docs/security.md).
    */
   record(
     admission: Admission,
     outcome: { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
-  ): void {
+  ): Promise<void> {
     const status = outcome.error !== undefined ? 'error' : outcome.result?.isError ? 'tool_error' : 'ok';
     const details = callDetails(admission);
     details.approved = admission.approved;
-    details.durationMs = Math.round(outcome.durationMs * 10) / 10;
+    details.durationMs = roundMs(outcome.durationMs);
     if (outcome.result) details.resultBytes = resultBytes(outcome.result);
-    if (outcome.error !== undefined)
-      details.error = isSwitchboardError(outcome.error) ? outcome.error.code : describeError(outcome.error);
-    void this.append(admission, status, details);
+    if (outcome.error !== undefined) details.error = errorCode(outcome.error);
+    return this.append(admission, status, details);
   }
 
-  /** Records a governance event that is not a call (a grant, a frame ending). Never throws. */
+  /**
+   * Records what is not a tool call — a resource read, a prompt get, a grant, a server
+   * registered or removed — once it is committed, as `record` does. Never throws.
+   */
   async note(input: {
     readonly action: string;
     readonly session: string;
     readonly server?: string;
+    readonly outcome?: string;
     readonly details?: Record<string, unknown>;
   }): Promise<void> {
     await this.options.store.audit
@@ -218,9 +222,49 @@ export class Governor {
         action: input.action,
         actor: input.session,
         ...(input.server !== undefined && { server: input.server }),
+        ...(input.outcome !== undefined && { outcome: input.outcome }),
         ...(input.details && { details: input.details }),
       })
       .catch((error: unknown) => this.options.onError?.(error));
+  }
+
+  /**
+   * Runs `work` (a read, a prompt get, a registration) and notes it with its outcome and
+   * duration; the result is handed back only once the note is committed, like a call's.
+   */
+  async noted<T>(
+    input: {
+      readonly action: string;
+      readonly session?: string;
+      readonly server?: string;
+      readonly details?: Record<string, unknown>;
+    },
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    const base = {
+      action: input.action,
+      session: input.session ?? DEFAULT_SESSION,
+      ...(input.server !== undefined && { server: input.server }),
+    };
+    let value: T;
+    try {
+      value = await work();
+    } catch (error) {
+      const details = {
+        ...input.details,
+        durationMs: roundMs(performance.now() - started),
+        error: errorCode(error),
+      };
+      await this.note({ ...base, outcome: 'error', details });
+      throw error;
+    }
+    await this.note({
+      ...base,
+      outcome: 'ok',
+      details: { ...input.details, durationMs: roundMs(performance.now() - started) },
+    });
+    return value;
   }
 
   private allowlist(session: string): Promise<Set<string>> {
@@ -272,6 +316,15 @@ function callDetails(admission: Pick<Admission, 'tool' | 'decision'>): Record<st
     reason: admission.decision.reason,
     risk: admission.decision.risk,
   };
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** What the audit says of a failure: the error's code, or its text for errors of others. */
+function errorCode(error: unknown): string {
+  return isSwitchboardError(error) ? error.code : describeError(error);
 }
 
 function key(server: string, tool: string): string {

@@ -102,11 +102,11 @@ export async function runManagementTool(
   }
   const started = performance.now();
   try {
-    const outcome = await apply(host, name, target ?? '', args, options.source);
-    host.governor.record(admission, { durationMs: performance.now() - started });
+    const outcome = await apply(host, name, target ?? '', args, options);
+    await host.governor.record(admission, { durationMs: performance.now() - started });
     return outcome;
   } catch (error) {
-    host.governor.record(admission, { durationMs: performance.now() - started, error });
+    await host.governor.record(admission, { durationMs: performance.now() - started, error });
     return failure(`${name} failed: ${describeError(error)}`);
   }
 }
@@ -116,8 +116,10 @@ async function apply(
   name: string,
   target: string,
   args: Record<string, unknown>,
-  source: string,
+  options: ManagementCallOptions,
 ): Promise<CallToolResult> {
+  // The change is audited by the host too, with the calling session as its actor.
+  const actor = { session: options.session, via: options.source };
   if (name === 'list_mcp') {
     return json({
       servers: host.servers().map((s) => ({
@@ -131,14 +133,14 @@ async function apply(
   }
   if (name === 'register_mcp') {
     const { name: _n, ...entry } = args;
-    const config = await host.register({ name: target, ...entry }, source);
+    const config = await host.register({ name: target, ...entry }, options.source, actor);
     return json({ registered: config.name, transport: config.transport.kind });
   }
   if (name === 'delete_mcp') {
-    await host.unregister(target);
+    await host.unregister(target, actor);
     return json({ deleted: target });
   }
-  await host.setEnabled(target, args.enabled === true);
+  await host.setEnabled(target, args.enabled === true, actor);
   return json({ server: target, enabled: args.enabled === true });
 }
 

@@ -1,4 +1,4 @@
-import type { Host } from '../../../host/host.js';
+import type { ChangeActor, Host } from '../../../host/host.js';
 import { ApiProblem } from '../api-errors.js';
 import {
   apiServerDetailSchema,
@@ -16,7 +16,7 @@ import { isConfigFileSource, serverFor, toApiServer, visibleServers } from '../s
  * `/api/servers`: the servers and their states, and — for callers that may manage servers —
  * adding, replacing, removing, enabling, disabling and reloading them. The work is the host's
  * (`register`, `unregister`, `setEnabled`, `reload`), the same the management tools use;
- * every change is noted in the audit log with the caller as its actor.
+ * the host audits every change with the caller as its actor.
  */
 
 const NAME = { name: 'The server name.' };
@@ -40,8 +40,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       responses: { 200: { description: 'The server after the change.', schema: apiServerSchema } },
       handle: async ({ params, caller }) => {
         serverFor(host, caller.principal, params.name!);
-        await host.setEnabled(params.name!, enabled);
-        await note(host, caller, enabled ? 'server_enable' : 'server_disable', params.name!);
+        await host.setEnabled(params.name!, enabled, actorOf(caller));
         return json(current(params.name!));
       },
     });
@@ -73,8 +72,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
             { details: { server: body.name } },
           );
         }
-        await host.register({ ...body.entry, name: body.name }, 'api');
-        await note(host, caller, 'server_register', body.name);
+        await host.register({ ...body.entry, name: body.name }, 'api', actorOf(caller));
         return json(current(body.name), 201);
       },
     }),
@@ -106,8 +104,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       responses: { 200: { description: 'The server, reconnecting.', schema: apiServerSchema } },
       handle: async ({ params, body, caller }) => {
         const status = editable(serverFor(host, caller.principal, params.name!));
-        await host.register({ ...body.entry, name: status.name }, status.source);
-        await note(host, caller, 'server_replace', status.name);
+        await host.register({ ...body.entry, name: status.name }, status.source, actorOf(caller));
         return json(current(status.name));
       },
     }),
@@ -122,8 +119,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       responses: { 204: { description: 'Removed.' } },
       handle: async ({ params, caller }) => {
         const status = editable(serverFor(host, caller.principal, params.name!));
-        await host.unregister(status.name);
-        await note(host, caller, 'server_remove', status.name);
+        await host.unregister(status.name, actorOf(caller));
         return new Response(null, { status: 204 });
       },
     }),
@@ -159,6 +155,12 @@ function editable<S extends { name: string; source: string }>(status: S): S {
   );
 }
 
+/** The caller as the host's audit names who changed the server list. */
+function actorOf(caller: Caller): ChangeActor {
+  return { session: caller.session, via: 'api' };
+}
+
+/** Notes a change the host does not audit itself (a reload). */
 function note(host: Host, caller: Caller, action: string, server: string): Promise<void> {
   return host.governor.note({ action, session: caller.session, server, details: { via: 'api' } });
 }
