@@ -52,7 +52,7 @@ import {
   type ServerRequestHandlers,
 } from './server-requests.js';
 import { runCallAsTask, shouldRunAsTask, untunnelTaskResult } from './tool-tasks.js';
-import { ProgressRouter, tapTransport } from './transport-tap.js';
+import { ProgressRouter, type ServerLogSink, tapTransport } from './transport-tap.js';
 import { HttpTransport } from './transports/http.js';
 import { StdioTransport } from './transports/stdio.js';
 import { TypedEmitter } from './typed-emitter.js';
@@ -328,6 +328,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       ...(this.options.onAuthorizationUrl && { onAuthorizationUrl: this.options.onAuthorizationUrl }),
       onAuthLog: (text) => this.log('lifecycle', 'info', text),
     });
+    const onServerLog: ServerLogSink = (level, text, logger) => this.log('server', level, text, logger);
     const client = buildSdkClient(attempt.plan, {
       clientInfo: this.options.clientInfo ?? CLIENT_INFO,
       pageCap: this.pageCap(),
@@ -335,12 +336,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       interactively: (fn) => this.deadlines.whilePaused(fn),
       context: (signal) => this.requestContext(signal),
       onListChanged: (kind) => this.onListChanged(kind),
-      onServerLog: (level, text, logger) => this.log('server', level, text, logger),
+      onServerLog,
       onNotification: (method, params) =>
         this.options.onEvent?.({ server: this.name, method, params, receivedAt: new Date() }),
       onTransportError: (error) => this.log('lifecycle', 'debug', `transport: ${describeError(error)}`),
     });
-    const offered = tapTransport(transport, this.progress);
+    const offered = tapTransport(transport, this.progress, onServerLog);
     this.connectingTransport = transport;
     try {
       await client.connect(transport, {

@@ -1,6 +1,7 @@
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
 import type { EraPlan } from './era.js';
 import type { ListKind } from './list-cache.js';
+import { logText } from './plain-log-notification.js';
 import type { ServerRequestContext, ServerRequestHandlers } from './server-requests.js';
 import { ToolListStore } from './tool-list-store.js';
 
@@ -61,7 +62,7 @@ export function buildSdkClient(plan: EraPlan, wiring: SdkClientWiring): Client {
   }
   client.setNotificationHandler('notifications/message', (n) => {
     const { level, logger, data } = n.params;
-    wiring.onServerLog(level, typeof data === 'string' ? data : JSON.stringify(data), logger);
+    wiring.onServerLog(level, logText(data), logger);
   });
   client.fallbackNotificationHandler = async (n) => wiring.onNotification(n.method, n.params);
   client.onerror = (error) => wiring.onTransportError(error);

@@ -54,7 +54,17 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
   let sink: HostSink | undefined;
   const dataDir = options.dataDir ?? join(homedir(), '.switchboard');
   const store = await openStore(options.database || join(dataDir, 'switchboard.db'));
-  const logs = new LogFiles({ dir: join(dataDir, 'logs') });
+  const logs = new LogFiles({
+    dir: join(dataDir, 'logs'),
+    // Not a log line: the log is what failed. Once per file and error code.
+    onError: (file, error) =>
+      process.emitWarning(
+        `Cannot write ${file} (${error.code ?? error.message}); its lines are dropped until it works again.`,
+        {
+          code: 'SWITCHBOARD_LOG_WRITE',
+        },
+      ),
+  });
   const warn = (text: string) =>
     logs.write('switchboard', { at: new Date(), source: 'lifecycle', level: 'warning', text });
   const eraStore = await persistentEraVerdicts(store.kv, (error) => warn(describeError(error)));

@@ -10,7 +10,7 @@ import type { CallOptions, LogEntry, ServerEvent } from '../client/connection-ty
 import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/relay.js';
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
-import { describeError, SwitchboardError } from '../core/errors.js';
+import { SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
@@ -112,7 +112,9 @@ export class Host extends TypedEmitter<HostEvents> {
       onPublished: (snapshot) => this.emit('catalog', snapshot),
       onNotice: (server, text) => this.onLog({ ...lifecycle(server), text }),
     });
-    this.events = new EventFeed(store.events);
+    this.events = new EventFeed(store.events, {
+      onProblem: (server, text) => this.onLog({ ...lifecycle(server), text }),
+    });
     this.stopLoginWatch = watchLogins({
       credentials: parts.credentials,
       servers: () => supervisor.snapshot(),
@@ -476,6 +478,7 @@ export class Host extends TypedEmitter<HostEvents> {
     await this.supervisor.stop();
     await this.keeper.stop();
     await this.store.close();
+    await this.logs.close();
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -497,16 +500,7 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   private onEvent(event: ServerEvent): void {
-    this.store.events
-      .append({
-        server: event.server,
-        method: event.method,
-        params: event.params,
-        receivedAt: event.receivedAt,
-      })
-      .catch((error: unknown) =>
-        this.onLog({ ...lifecycle(event.server), text: `could not store event: ${describeError(error)}` }),
-      );
+    this.events.store(event);
     this.emit('event', event);
   }
 

@@ -4,7 +4,8 @@
  * atomic in SQLite (a write statement holds the write lock from its start) and safe in
  * PostgreSQL (a concurrent taker re-checks `status` on the row it waited for and skips it).
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { BatchedWrites } from './batched-writes.js';
 import { type Clock, fromJson, fromTime, toOptionalJson, toTime } from './json.js';
 import type { EventRepository, StoredEvent } from './ports.js';
 import type { Database, EventsTable } from './schema.js';
@@ -25,25 +26,48 @@ function toEvent(row: Selectable<EventsTable>): StoredEvent {
   };
 }
 
-/** The event repository of `db`. */
+/**
+ * The event repository of `db`. Appends made close together (a server's burst of
+ * notifications) are written as one multi-row insert, soon after, as audit records are
+ * (batched-writes.ts); each append still resolves with its id once its row is stored, and
+ * every read first writes what is pending, so it sees every append made before it.
+ */
 export function createEventRepository(db: Kysely<Database>, clock: Clock): EventRepository {
-  return {
-    async append({ server, method, params, receivedAt }) {
-      const row = await db
+  const pending = new BatchedWrites<Insertable<EventsTable>>({
+    write: async (rows) => {
+      const inserted = await db
         .insertInto('events')
-        .values({
+        .values([...rows])
+        .returning('id')
+        .execute();
+      // Ids grow in the order of the rows; RETURNING itself promises no order.
+      return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+    },
+    writeOne: async (row) =>
+      Number((await db.insertInto('events').values(row).returning('id').executeTakeFirstOrThrow()).id),
+  });
+  return {
+    append({ server, method, params, receivedAt }) {
+      try {
+        // Converted now, so a bad value is refused to its caller and never enters a batch.
+        return pending.add({
           server,
           method,
           params: toOptionalJson(params, `the params of ${method} from "${server}"`),
           received_at: toTime(receivedAt),
           status: 'pending',
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    flush() {
+      return pending.flush();
     },
 
     async takePending(limit) {
+      await pending.flush();
       const n = Math.floor(limit);
       if (!(n > 0)) return [];
       const rows = await db
@@ -84,6 +108,7 @@ export function createEventRepository(db: Kysely<Database>, clock: Clock): Event
     },
 
     async count(status) {
+      await pending.flush();
       let query = db.selectFrom('events').select((eb) => eb.fn.countAll().as('n'));
       if (status !== undefined) query = query.where('status', '=', status);
       const row = await query.executeTakeFirstOrThrow();
@@ -92,6 +117,7 @@ export function createEventRepository(db: Kysely<Database>, clock: Clock): Event
     },
 
     async prune({ olderThan, status }) {
+      await pending.flush();
       let query = db.deleteFrom('events').where('received_at', '<', toTime(olderThan));
       if (status !== undefined) query = query.where('status', '=', status);
       const result = await query.executeTakeFirst();
@@ -99,6 +125,7 @@ export function createEventRepository(db: Kysely<Database>, clock: Clock): Event
     },
 
     async recent({ server, before, limit }) {
+      await pending.flush();
       const n = Math.min(Math.max(Math.floor(limit) || 1, 1), MAX_RECENT);
       let query = db
         .selectFrom('events')

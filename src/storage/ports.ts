@@ -49,6 +49,8 @@ export interface StoredEvent {
 export interface EventRepository {
   /** Stores a notification as `pending` and returns its id (ids only grow). */
   append(input: { server: string; method: string; params?: unknown; receivedAt: Date }): Promise<number>;
+  /** Writes every append made so far (appends are batched; reads flush first by themselves). */
+  flush(): Promise<void>;
   /**
    * Up to `limit` pending events, oldest first, moved to `delivered` in one atomic step: two
    * takers, even in two processes, never receive the same event.

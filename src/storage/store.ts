@@ -30,19 +30,19 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
   // Audit records are written after the current I/O events, those of one turn together: the
   // calls answered in that turn wait for that one commit (audit-repository.ts).
   const audit = createAuditRepository(db, clock, options.auditRows && { writeRows: options.auditRows });
+  const events = createEventRepository(db, clock);
   return {
     grants: createGrantRepository(db, clock),
     tokens: createTokenRepository(db, clock),
     locks: createLockRepository(db, clock),
     servers: createServerRepository(db, clock),
-    events: createEventRepository(db, clock),
+    events,
     kv: createKeyValueRepository(db, clock),
     pins: createPinRepository(db, clock),
     audit,
     close() {
-      // Audit records still in a batch are written first: a clean shutdown loses none.
-      closed ??= audit
-        .flush()
+      // Audit records and events still in a batch are written first: a clean shutdown loses none.
+      closed ??= Promise.all([audit.flush(), events.flush()])
         .catch(() => undefined)
         .then(() => db.destroy());
       return closed;

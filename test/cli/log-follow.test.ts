@@ -26,6 +26,7 @@ describe('followLog', () => {
     const logs = new LogFiles({ dir, maxBytes: 300 });
     const file = join(dir, 's.log');
     logs.write('s', { at: at(0), source: 'stderr', level: 'info', text: 'seen before' });
+    await logs.flush();
     const start = await readWhole(file);
     // Written after the tail was read, before following starts: it must still be printed.
     logs.write('s', { at: at(1), source: 'stderr', level: 'info', text: `line 1 ${'x'.repeat(40)}` });
@@ -54,6 +55,7 @@ describe('followLog', () => {
     const logs = new LogFiles({ dir, maxBytes: 300 });
     const file = join(dir, 's.log');
     logs.write('s', { at: at(0), source: 'stderr', level: 'info', text: 'seen before' });
+    await logs.flush();
     const start = await readWhole(file);
     const printed: string[] = [];
     const warned: string[] = [];

@@ -38,3 +38,44 @@ describe('EventFeed.poll', () => {
     expect(await store.events.count('pending')).toBe(0);
   });
 });
+
+describe('EventFeed.store', () => {
+  it('stores a burst in order, batched, with every id growing', async () => {
+    store = await openSqliteStore({ memory: true });
+    const feed = new EventFeed(store.events);
+    for (let i = 0; i < 2000; i++)
+      feed.store({ server: 's', method: 'event/n', params: { i }, receivedAt: new Date() });
+    const taken = await store.events.takePending(5000);
+    expect(taken.map((e) => (e.params as { i: number }).i)).toEqual([...Array(2000).keys()]);
+  });
+
+  it('drops past its bound while the store lags, then says how many with a marker event', async () => {
+    store = await openSqliteStore({ memory: true });
+    const real = store.events;
+    // The store lags: appends wait until the test lets them through.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const lagging = {
+      ...real,
+      append: async (e: Parameters<typeof real.append>[0]) => {
+        await gate;
+        return real.append(e);
+      },
+    };
+    const problems: string[] = [];
+    const feed = new EventFeed(lagging, { maxPending: 10, onProblem: (_s, text) => problems.push(text) });
+    for (let i = 0; i < 25; i++)
+      feed.store({ server: 's', method: 'event/n', params: { i }, receivedAt: new Date() });
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    feed.store({ server: 's', method: 'event/n', params: { i: 25 }, receivedAt: new Date() });
+    for (let i = 0; i < 100 && (await real.count()) < 12; i++) await new Promise((r) => setTimeout(r, 5));
+    const taken = await real.takePending(100);
+    expect(taken.map((e) => [e.method, e.params])).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => ['event/n', { i }]),
+      ['switchboard/events_dropped', { count: 15 }],
+      ['event/n', { i: 25 }],
+    ]);
+    expect(problems).toEqual(['events arrive faster than they can be stored; dropping some']);
+  });
+});
