@@ -1,13 +1,28 @@
-import type { JSONRPCMessage, Progress, Transport } from '@modelcontextprotocol/client';
+import {
+  type JSONRPCMessage,
+  type Progress,
+  type RequestId,
+  SdkHttpError,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { ListWalks } from './list-walk.js';
+import { repairResponse } from './response-shape.js';
 import { tunnelTaskResult } from './tool-tasks.js';
 
 /**
- * What the connection reads off the transport before the SDK sees a message. The SDK's
- * `connect` chains a handler set on the transport beforehand, with the same message object.
+ * What the connection reads off and writes onto the transport, around the SDK. Two layers:
+ *
+ * The tap proper, a handler the SDK's `connect` chains (with the same message object):
  *  - Progress, routed by our own tokens: the SDK dispatches notifications a tick after
  *    responses, so its own progress handler loses the last event before a result.
  *  - The protocol version a server offers in `initialize`, to name it if we cannot speak it.
  *  - 2026-07-28 task results, tunnelled past the SDK's result check (tool-tasks.ts).
+ *
+ * The wire watch, beneath every handler that is ever set — the SDK's probe window during
+ * connect, its protocol layer, the direct lane — and around `send`:
+ *  - malformed answers become errors for their id (response-shape.ts);
+ *  - whether the `server/discover` probe got an answer (a timeout is no verdict; era.ts);
+ *  - the pages of list walks under way (list-walk.ts).
  */
 export class ProgressRouter {
   private counter = 0;
@@ -40,8 +55,45 @@ export class ProgressRouter {
   }
 }
 
-/** Installs the tap; returns a getter for the protocol version the server offered. */
-export function tapTransport(transport: Transport, progress: ProgressRouter): () => string | undefined {
+/** What the tap saw of one connect attempt's transport. */
+export interface WireTap {
+  /** The protocol version the server offered in its `initialize` result, if one came. */
+  offered(): string | undefined;
+  /** `none`: no `server/discover` went out; else whether one got an answer (an HTTP status counts). */
+  probe(): 'none' | 'answered' | 'unanswered';
+  /** The list walks under way on this transport. */
+  readonly walks: ListWalks;
+}
+
+type Handler = (message: JSONRPCMessage, extra?: unknown) => void;
+
+/** Installs the tap and the wire watch on a transport not yet connected. */
+export function tapTransport(transport: Transport, progress: ProgressRouter): WireTap {
+  const walks = new ListWalks();
+  const probes = new Set<RequestId>();
+  let answered = false;
+  // Once `initialize` goes out, the SDK has given up on the probe: a late answer decided nothing.
+  let fellBack = false;
+  interceptInbound(transport, (message) => {
+    const delivered = repairResponse(message) ?? message;
+    const id = (delivered as { id?: RequestId }).id;
+    if (!fellBack && id !== undefined && probes.has(id) && !('method' in delivered)) answered = true;
+    walks.inbound(delivered);
+    return delivered;
+  });
+  interceptOutbound(transport, {
+    before: (message) => {
+      const { method, id } = message as { method?: unknown; id?: RequestId };
+      if (method === 'server/discover' && id !== undefined) probes.add(id);
+      if (method === 'initialize' && !answered) fellBack = true;
+      walks.outbound(message);
+    },
+    failed: (message, error) => {
+      const id = (message as { id?: RequestId }).id;
+      // An HTTP status is the server's answer ("no such method" as 400, 404, 405…).
+      if (!fellBack && id !== undefined && probes.has(id) && error instanceof SdkHttpError) answered = true;
+    },
+  });
   let offered: string | undefined;
   transport.onmessage = (message: JSONRPCMessage) => {
     if (progress.deliver(message)) return;
@@ -49,5 +101,73 @@ export function tapTransport(transport: Transport, progress: ProgressRouter): ()
     if (typeof version === 'string') offered = version;
     tunnelTaskResult(message);
   };
-  return () => offered;
+  return {
+    offered: () => offered,
+    probe: () => (probes.size === 0 ? 'none' : answered ? 'answered' : 'unanswered'),
+    walks,
+  };
+}
+
+/**
+ * Runs `inspect` on every message the transport delivers, before whichever handler is set to
+ * receive it, and hands that handler what `inspect` returns. Handlers are wrapped as they are
+ * set: the protocol layer and the lane read the handler before theirs and chain it, so one
+ * message may pass several wrappers; it is inspected once. A transport whose `onmessage` is
+ * an accessor already (HttpTransport tracks its answers so) keeps it, under ours.
+ */
+export function interceptInbound(
+  transport: Transport,
+  inspect: (message: JSONRPCMessage) => JSONRPCMessage,
+): void {
+  const seen = new WeakSet<object>();
+  const wrap = (handler: Handler): Handler => {
+    return (message, extra) => {
+      let delivered = message;
+      if (typeof message === 'object' && message !== null && !seen.has(message)) {
+        delivered = inspect(message);
+        seen.add(message);
+        seen.add(delivered);
+      }
+      handler(delivered, extra);
+    };
+  };
+  const own = Object.getOwnPropertyDescriptor(transport, 'onmessage');
+  const read = own?.get ? () => own.get!.call(transport) as Handler | undefined : undefined;
+  const write = own?.set ? (handler: Handler | undefined) => own.set!.call(transport, handler) : undefined;
+  let current = (read ? undefined : (own?.value as Handler | undefined)) ?? undefined;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => (read ? read() : current),
+    set: (handler: Handler | undefined) => {
+      const wrapped = handler && wrap(handler);
+      if (write) write(wrapped);
+      else current = wrapped;
+    },
+  });
+  const existing = read ? read() : current;
+  if (existing) (transport as { onmessage?: Handler }).onmessage = existing;
+}
+
+/** Calls `before` for every message sent (it may throw to refuse it), and `failed` when a send fails. */
+function interceptOutbound(
+  transport: Transport,
+  hooks: {
+    readonly before: (message: JSONRPCMessage) => void;
+    readonly failed: (message: JSONRPCMessage, error: unknown) => void;
+  },
+): void {
+  if (typeof transport.send !== 'function') return;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    try {
+      hooks.before(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return send(message, options).catch((error: unknown) => {
+      hooks.failed(message, error);
+      throw error;
+    });
+  };
 }
