@@ -33,6 +33,8 @@ interface ServerRow {
   readonly source: string;
   readonly error: { readonly code: string; readonly message: string } | null;
   readonly hint: string | null;
+  /** Lists the server cut short (empty when all are complete). */
+  readonly incompleteLists: NonNullable<ServerStatus['incompleteLists']>;
 }
 
 export async function listCommand(ctx: CliContext): Promise<ExitCode> {
@@ -82,7 +84,17 @@ function rowOf(host: Host, s: ServerStatus): ServerRow {
     source: s.source,
     error: s.error ? { code: s.error.code, message: s.error.message } : null,
     hint: fixHint(s, host.logFile(s.name)) ?? null,
+    incompleteLists: s.incompleteLists ?? [],
   };
+}
+
+/** What an incomplete list means, in words: "tools: 7 shown, stopped after 2 pages (…)". */
+function incompleteText(list: ServerRow['incompleteLists'][number]): string {
+  const why =
+    list.reason === 'cursor-loop'
+      ? 'the server handed back a cursor already followed'
+      : 'the server had more pages than are followed';
+  return `${list.kind}: ${list.items} shown, stopped after ${plural(list.pages, 'page')} (${why}); it offers more`;
 }
 
 /** A server as `status --json` shows it: the list row, its log, refused tools and what it offers. */
@@ -144,10 +156,11 @@ function printList(ctx: CliContext, rows: readonly ServerRow[], style: Style): v
   ];
   for (const line of renderTable(table, { align: ['left', 'left', 'left', 'right', 'right', 'right'] }))
     ctx.out(line);
-  const problems = rows.filter((r) => r.error || r.hint);
+  const problems = rows.filter((r) => r.error || r.hint || r.incompleteLists.length > 0);
   for (const r of problems) {
     ctx.out('');
     ctx.out(`${style.bold(r.name)}: ${r.error ? `${r.error.code}: ${r.error.message}` : r.state}`);
+    for (const list of r.incompleteLists) ctx.out(`  ${style.yellow('incomplete:')} ${incompleteText(list)}`);
     if (r.hint) ctx.out(`  ${style.cyan('fix:')} ${r.hint}`);
   }
 }
@@ -180,6 +193,7 @@ function printStatus(
           `${templates > 0 ? ` (+${plural(templates, 'template')})` : ''}, ${plural(d.prompts, 'prompt')}`,
       ]);
     }
+    for (const list of d.incompleteLists) rows.push(['incomplete', incompleteText(list)]);
     if (d.error) rows.push(['error', `${d.error.code}: ${d.error.message}`]);
     if (d.hint) rows.push(['fix', d.hint]);
     rows.push(['source', d.source], ['log', d.logFile]);

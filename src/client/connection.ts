@@ -6,20 +6,15 @@ import {
   LOG_LEVEL_META_KEY,
   type Prompt,
   type ReadResourceResult,
-  type RequestOptions,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
   type ServerCapabilities,
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { ControllerPool, listenForAbort, stopListening } from '../core/controller-pool.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
-import { attemptFailure } from './attempt-failure.js';
-import { findAuthError } from './auth/auth-errors.js';
-import { versionError } from './connect-errors.js';
-import { type ConnectAttempt, planRecovery } from './connect-recovery.js';
+import { type AttemptWiring, openSession, type Session } from './connect-attempt.js';
 import type {
   CallOptions,
   ConnectionEvents,
@@ -28,22 +23,15 @@ import type {
   LogEntry,
   ToolCallOptions,
 } from './connection-types.js';
-import { DeadlineGroup } from './deadline.js';
-import { DirectRequests } from './direct-requests.js';
-import {
-  type EraVerdictStore,
-  isModernVersion,
-  MemoryEraVerdictStore,
-  planEra,
-  serverIdentity,
-} from './era.js';
+import { type EraVerdictStore, isModernVersion, MemoryEraVerdictStore, planEra } from './era.js';
 import { mapSdkError } from './error-mapping.js';
+import { establishSession } from './establish-session.js';
 import { findByName, ListCache, type ListKind, type ListSnapshot } from './list-cache.js';
 import { fetchList, LIST_METHODS } from './list-fetch.js';
 import { OutputValidators } from './output-validators.js';
 import { passthroughSchema } from './passthrough-schema.js';
+import { RequestRunner } from './request-runner.js';
 import { normalizeToolResult, type ToolResult } from './results.js';
-import { buildSdkClient } from './sdk-client.js';
 import {
   answerInputRequests,
   declineElicitation,
@@ -52,24 +40,19 @@ import {
   type ServerRequestHandlers,
 } from './server-requests.js';
 import { runCallAsTask, shouldRunAsTask, untunnelTaskResult } from './tool-tasks.js';
-import { ProgressRouter, type ServerLogSink, tapTransport } from './transport-tap.js';
 import { HttpTransport } from './transports/http.js';
 import { StdioTransport } from './transports/stdio.js';
 import { TypedEmitter } from './typed-emitter.js';
-import { createUpstreamTransport } from './upstream-transport.js';
 
 /**
  * One live connection to one MCP server, in any era and over any transport. It wraps the
  * SDK's `Client` (which speaks the protocol) with what a host needs around it: our own
- * transports, era negotiation with a cached verdict, pausable timeouts, typed errors,
- * cached lists refreshed on `list_changed`, normalized results, and log/event sinks.
+ * transports, era negotiation with a cached verdict (establish-session.ts), pausable
+ * timeouts and typed errors (request-runner.ts), cached lists refreshed on `list_changed`,
+ * normalized results, and log/event sinks.
  */
 
-/** `_meta` we attach to requests: our progress token, and the log level on 2026-07-28. */
-type RequestMeta = { progressToken: string } & Record<string, unknown>;
-
 const CLIENT_INFO: Implementation = { name: 'switchboard', version: '0.1.0' };
-const NO_SDK_TIMEOUT = 2_147_483_647;
 const defaultEraStore = new MemoryEraVerdictStore();
 
 export class Connection extends TypedEmitter<ConnectionEvents> {
@@ -77,19 +60,17 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private readonly config: ServerConfig;
   private readonly eraStore: EraVerdictStore;
   private readonly lists = new ListCache();
-  private readonly deadlines = new DeadlineGroup();
   private readonly handlers: ServerRequestHandlers;
   private readonly validators = new OutputValidators();
+  private readonly runner: RequestRunner;
   private client?: Client;
   private transport?: Transport;
-  /** 2026-07-28 relays and callTool past the SDK's request machinery, where allowed (direct-requests.ts). */
-  private direct?: DirectRequests;
+  /** The live session: its client, transport, tap and direct lane. */
+  private session?: Session;
   /** The transport of a connect attempt under way, so close() can cut it short. */
   private connectingTransport?: Transport;
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
-  private readonly progress = new ProgressRouter();
-  private readonly controllers = new ControllerPool();
   private currentState: ConnectionState = 'idle';
 
   constructor(private readonly options: ConnectionOptions) {
@@ -103,6 +84,17 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       ...(options.sampling && { sampling: options.sampling }),
       roots: (ctx) => (options.roots ? options.roots(ctx, roots) : roots),
     };
+    this.runner = new RequestRunner({
+      name: this.name,
+      requestMs: this.config.timeouts.requestMs,
+      client: (method) => this.requireClient(method),
+      // 2026-07-28 servers log only when asked; ask only when someone reads the logs.
+      decorate: (meta) => {
+        if (this.options.onLog && this.era === 'modern')
+          meta[LOG_LEVEL_META_KEY] = this.options.logLevel ?? 'info';
+      },
+      recover: (error, client) => this.recover(error, client),
+    });
   }
 
   get state(): ConnectionState {
@@ -158,7 +150,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     const connecting = this.connectingTransport;
     this.client = undefined;
     this.transport = undefined;
-    this.direct = undefined;
+    this.session = undefined;
     this.connectingTransport = undefined;
     this.lists.clear();
     // A handshake under way is cut short: its transport closes, the connect rejects.
@@ -198,8 +190,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       return normalizeToolResult(raw as CallToolResult, tool ? this.validators.for(tool) : undefined);
     }
     // Validation of the output is ours (tool-list-store.ts); the lane is callTool's (direct-requests.ts).
-    const direct = this.direct;
-    const raw = await this.run('tools/call', options, (client, rq, _meta) => {
+    const direct = this.session?.direct;
+    const raw = await this.runner.run('tools/call', options, (client, rq, _meta) => {
       const params = { name, arguments: args, _meta };
       return direct
         ? (direct.call(client, 'tools/call', params, rq) as Promise<CallToolResult>)
@@ -209,7 +201,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   }
 
   readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.run('resources/read', options, (client, rq, _meta) =>
+    return this.runner.run('resources/read', options, (client, rq, _meta) =>
       client.readResource({ uri, _meta }, { ...rq, cacheMode: 'bypass' }),
     );
   }
@@ -219,7 +211,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     args: Record<string, string> = {},
     options: CallOptions = {},
   ): Promise<GetPromptResult> {
-    return this.run('prompts/get', options, (client, rq, _meta) =>
+    return this.runner.run('prompts/get', options, (client, rq, _meta) =>
       client.getPrompt({ name, arguments: args, _meta }, rq),
     );
   }
@@ -227,8 +219,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   /** Checks the server answers: `ping` on legacy connections; 2026-07-28 has no ping, so `server/discover`. */
   async ping(options: CallOptions = {}): Promise<void> {
     if (this.era === 'modern')
-      await this.run('server/discover', options, (client, rq) => client.discover(rq));
-    else await this.run('ping', options, (client, rq) => client.ping(rq));
+      await this.runner.run('server/discover', options, (client, rq) => client.discover(rq));
+    else await this.runner.run('ping', options, (client, rq) => client.ping(rq));
   }
 
   /**
@@ -244,9 +236,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       readonly allowInputRequired?: boolean;
     } = {},
   ): Promise<T> {
-    return this.run(method, options, async (client, rq, meta) => {
+    return this.runner.run(method, options, async (client, rq, meta) => {
       const sent = { ...params, _meta: { ...meta, ...(params._meta as Record<string, unknown>) } };
-      const direct = options.allowInputRequired ? this.direct : undefined;
+      const direct = options.allowInputRequired ? this.session?.direct : undefined;
       if (direct) return parse(await direct.request(method, sent, rq.signal!));
       const relaying = options.allowInputRequired ? { ...rq, allowInputRequired: true } : rq;
       return parse(await client.request({ method, params: sent }, passthroughSchema, relaying));
@@ -268,7 +260,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       handlers: this.handlers,
       send: (method, params, rq) => this.request(method, params, untunnelTaskResult, rq),
       answer: (requests) =>
-        this.deadlines.whilePaused(() => answerInputRequests(requests, this.handlers, context)),
+        this.runner.deadlines.whilePaused(() => answerInputRequests(requests, this.handlers, context)),
     });
   }
 
@@ -276,37 +268,20 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
 
   private async establish(): Promise<void> {
     this.setState('connecting');
-    const identity = serverIdentity(this.config.transport);
-    const plan = planEra(
-      this.config.protocol,
-      this.eraStore.get(identity),
-      Date.now(),
-      this.probeTimeoutMs(),
-    );
+    let session: Session;
     try {
-      try {
-        await this.attempt({ plan });
-      } catch (error) {
-        const retry = this.currentState === 'closed' ? undefined : planRecovery(error, plan, this.config);
-        if (!retry) throw error;
-        if (retry.forgetVerdict) this.eraStore.delete(identity);
-        this.log('lifecycle', 'info', `retrying connect: ${retry.reason}`);
-        try {
-          await this.attempt(retry.attempt);
-        } catch (second) {
-          // When the HTTP+SSE fallback fails too, the first answer is the one that explains.
-          if (!retry.attempt.sse || !(error instanceof SwitchboardError)) throw second;
-          this.log('lifecycle', 'info', `HTTP+SSE fallback failed too: ${describeError(second)}`);
-          throw error;
-        }
-      }
+      session = await establishSession({
+        ...this.attemptWiring(),
+        eraStore: this.eraStore,
+        probeTimeoutMs: this.probeTimeoutMs(),
+      });
     } catch (error) {
       const failure = error instanceof SwitchboardError ? error : mapSdkError(error, this.name, 'connect');
       this.log('lifecycle', 'error', `connect failed: ${failure.message}`);
       if (this.currentState !== 'closed') this.setState('disconnected', failure);
       throw failure;
     }
-    this.recordVerdict(identity);
+    this.adopt(session);
     const level = this.options.logLevel;
     if (level && this.era === 'legacy' && this.capabilities?.logging) {
       await this.client?.setLoggingLevel(level).catch((error: unknown) => {
@@ -317,96 +292,49 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.setState('connected');
   }
 
-  private async attempt(attempt: ConnectAttempt): Promise<void> {
-    const transport = createUpstreamTransport(this.config, {
-      env: this.options.env ?? process.env,
-      sse: attempt.sse === true,
-      onSpawn: (pid) => this.log('lifecycle', 'info', `started process ${pid}`),
-      onStderrLine: (line) => this.log('stderr', 'info', line),
-      onStdoutNoise: (line) => this.log('stdout', 'warning', `not JSON-RPC, ignored: ${line}`),
-      ...(this.options.credentials && { credentials: this.options.credentials }),
-      ...(this.options.onAuthorizationUrl && { onAuthorizationUrl: this.options.onAuthorizationUrl }),
-      onAuthLog: (text) => this.log('lifecycle', 'info', text),
-    });
-    const onServerLog: ServerLogSink = (level, text, logger) => this.log('server', level, text, logger);
-    const client = buildSdkClient(attempt.plan, {
-      clientInfo: this.options.clientInfo ?? CLIENT_INFO,
-      pageCap: this.pageCap(),
+  /** What a connect attempt needs of this connection. */
+  private attemptWiring(): AttemptWiring {
+    return {
+      config: this.config,
+      options: this.options,
       handlers: this.handlers,
-      interactively: (fn) => this.deadlines.whilePaused(fn),
+      runner: this.runner,
+      pageCap: this.pageCap(),
+      clientInfo: this.options.clientInfo ?? CLIENT_INFO,
+      log: (source, level, text, logger) => this.log(source, level, text, logger),
       context: (signal) => this.requestContext(signal),
       onListChanged: (kind) => this.onListChanged(kind),
-      onServerLog,
-      onNotification: (method, params) =>
-        this.options.onEvent?.({ server: this.name, method, params, receivedAt: new Date() }),
-      onTransportError: (error) => this.log('lifecycle', 'debug', `transport: ${describeError(error)}`),
-    });
-    const offered = tapTransport(transport, this.progress, onServerLog);
-    this.connectingTransport = transport;
-    try {
-      await client.connect(transport, {
-        timeout: this.config.timeouts.connectMs,
-        ...(attempt.plan.prior && { prior: attempt.plan.prior }),
-      });
-    } catch (error) {
-      this.connectingTransport = undefined;
-      // Classify first: closing the transport ourselves would look like the server exiting.
-      // An auth error wins: the SDK wraps some (a probe's failed send) in errors of its own.
-      const failure =
-        findAuthError(error) ??
-        attemptFailure({
-          server: this.name,
-          error,
-          transport,
-          plan: attempt.plan,
-          connectMs: this.config.timeouts.connectMs,
-          offered: offered(),
-        });
-      await client.close().catch(() => undefined);
-      await transport.close().catch(() => undefined);
-      throw failure;
-    }
-    const negotiated = client.getNegotiatedProtocolVersion();
-    if (attempt.plan.pinned !== undefined && negotiated !== attempt.plan.pinned) {
-      await client.close().catch(() => undefined);
-      throw versionError(this.name, negotiated ?? offered() ?? 'none', [attempt.plan.pinned]);
-    }
-    this.connectingTransport = undefined;
-    if (this.currentState === 'closed') {
-      // close() was called while we were connecting: leave nothing running.
-      await client.close().catch(() => undefined);
-      throw new SwitchboardError('NOT_CONNECTED', `Connection "${this.name}" was closed while connecting.`, {
-        details: { server: this.name },
-      });
-    }
+      connecting: (transport) => {
+        this.connectingTransport = transport;
+      },
+      closed: () => this.currentState === 'closed',
+    };
+  }
+
+  /** Takes a connected session into use. */
+  private adopt(session: Session): void {
+    const { client, transport } = session;
     client.onclose = () => this.handleClosed(client, transport);
     this.client = client;
     this.transport = transport;
-    const direct = this.options.directRequests !== false && transport instanceof StdioTransport;
-    this.direct = direct ? DirectRequests.attach(client, transport) : undefined;
+    this.session = session;
     this.lists.clear();
-  }
-
-  private recordVerdict(identity: string): void {
-    if (this.config.protocol.kind !== 'auto' || !this.client) return;
-    const discover = this.client.getDiscoverResult();
-    if (this.era === 'modern' && discover)
-      this.eraStore.set(identity, { kind: 'modern', discover, at: Date.now() });
-    else if (this.era === 'legacy') this.eraStore.set(identity, { kind: 'legacy', at: Date.now() });
   }
 
   private handleClosed(client: Client, transport: Transport): void {
     if (client !== this.client) return;
     this.client = undefined;
     this.transport = undefined;
-    this.direct = undefined;
+    this.session = undefined;
     this.lists.clear();
     if (this.currentState !== 'connected') return;
     const exit = transport instanceof StdioTransport ? transport.exitInfo : undefined;
     const how = exit ? ` (exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` : '';
+    const lost = transport instanceof HttpTransport ? transport.lostReason : undefined;
+    const why = lost ? ` (${lost})` : '';
     const error = new SwitchboardError(
       'UPSTREAM_DISCONNECTED',
-      `Server "${this.name}" disconnected${how}. Reconnect to start it again; see its log for the cause.`,
+      `Server "${this.name}" disconnected${how}${why}. Reconnect to start it again; see its log for the cause.`,
       { details: { server: this.name, ...(exit && { exitCode: exit.code, signal: exit.signal }) } },
     );
     this.log('lifecycle', 'warning', error.message);
@@ -415,72 +343,6 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   }
 
   // ---- internals: requests -------------------------------------------------------------------
-
-  /**
-   * Runs one request with our deadline (reset on progress, paused while the user answers),
-   * the caller's signal, typed errors, and one re-initialize on an expired HTTP session.
-   */
-  private async run<T>(
-    method: string,
-    options: CallOptions,
-    fn: (client: Client, rq: RequestOptions, meta: RequestMeta) => Promise<T>,
-    retried = false,
-  ): Promise<T> {
-    const client = this.requireClient(method);
-    const controller = this.controllers.take();
-    const budget = options.timeoutMs ?? this.config.timeouts.requestMs;
-    let timedOut = false;
-    const deadline = this.deadlines.start(budget, () => {
-      timedOut = true;
-      controller.abort('timeout');
-    });
-    const userSignal = options.signal;
-    const onAbort = () => controller.abort('cancelled');
-    if (userSignal) listenForAbort(userSignal, onAbort);
-    // Progress is routed by our own token, read straight off the transport: the SDK dispatches
-    // notifications a tick after responses, so its handler loses the last progress event.
-    const progressToken = this.progress.open((p) => {
-      deadline.reset();
-      options.onProgress?.(p);
-    });
-    try {
-      const meta: RequestMeta = { progressToken };
-      // 2026-07-28 servers log only when asked; ask only when someone reads the logs.
-      if (this.options.onLog && this.era === 'modern')
-        meta[LOG_LEVEL_META_KEY] = this.options.logLevel ?? 'info';
-      return await fn(client, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }, meta);
-    } catch (error) {
-      if (timedOut) {
-        throw new SwitchboardError(
-          'REQUEST_TIMEOUT',
-          `Server "${this.name}" did not answer ${method} within ${formatDuration(budget)}; the request was cancelled. ` +
-            'Raise timeouts.request for this server if it is just slow.',
-          { cause: error, details: { server: this.name, timeoutMs: budget } },
-        );
-      }
-      if (userSignal?.aborted) {
-        throw new SwitchboardError(
-          'REQUEST_CANCELLED',
-          `${method} on server "${this.name}" was cancelled by the caller.`,
-          {
-            cause: error,
-            details: { server: this.name },
-          },
-        );
-      }
-      const mapped = mapSdkError(error, this.name, method);
-      if (!retried && this.isExpiredSession(mapped, client)) {
-        await this.reinitialize(client);
-        return this.run(method, options, fn, true);
-      }
-      throw mapped;
-    } finally {
-      this.progress.close(progressToken);
-      this.deadlines.end(deadline);
-      this.controllers.release(controller); // its listeners are gone once the request settled
-      if (userSignal) stopListening(userSignal, onAbort);
-    }
-  }
 
   private requireClient(method: string): Client {
     if (!this.client || this.currentState !== 'connected') {
@@ -493,15 +355,20 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     return this.client;
   }
 
-  /** HTTP 404 on a request that carried a legacy session id: the session expired (spec: re-initialize). */
-  private isExpiredSession(error: SwitchboardError, client: Client): boolean {
-    return (
+  /**
+   * HTTP 404 on a request that carried a legacy session id: the session expired (spec:
+   * re-initialize). A new session is started once, and the request goes again.
+   */
+  private async recover(error: SwitchboardError, client: Client): Promise<boolean> {
+    const expired =
       error.code === 'UPSTREAM_HTTP' &&
       error.details.status === 404 &&
       client === this.client &&
       this.transport instanceof HttpTransport &&
-      this.transport.sessionId !== undefined
-    );
+      this.transport.sessionId !== undefined;
+    if (!expired) return false;
+    await this.reinitialize(client);
+    return true;
   }
 
   private reinitialize(stale: Client): Promise<void> {
@@ -511,12 +378,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       this.client = undefined;
       await stale.close().catch(() => undefined);
       await old?.close().catch(() => undefined);
-      await this.attempt({
-        plan: {
-          negotiation: { mode: 'legacy' },
-          supportedVersions: planEra(this.config.protocol, undefined, 0, 0).supportedVersions,
-        },
-      });
+      const plan = {
+        negotiation: { mode: 'legacy' as const },
+        supportedVersions: planEra(this.config.protocol, undefined, 0, 0).supportedVersions,
+      };
+      this.adopt(await openSession({ plan }, this.attemptWiring()));
     })().finally(() => {
       this.reinitializing = undefined;
     });
@@ -530,15 +396,21 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private async fetchList<T>(kind: ListKind): Promise<ListSnapshot<T>> {
     const caps = this.requireClient(`${kind} list`).getServerCapabilities();
     const supported = kind === 'tools' ? caps?.tools : kind === 'prompts' ? caps?.prompts : caps?.resources;
-    if (!supported) return { items: [], truncated: false };
-    const list = await this.run(LIST_METHODS[kind].name, {}, (client, rq) =>
-      fetchList<T>(client, kind, rq, this.pageCap()),
+    const walks = this.session?.tap.walks;
+    if (!supported || !walks) return { items: [], truncated: false };
+    const list = await this.runner.run(LIST_METHODS[kind].name, {}, (client, rq) =>
+      fetchList<T>(client, kind, rq, walks, this.pageCap()),
     );
-    if (list.truncated) {
+    const cut = list.truncation;
+    if (cut) {
+      const why =
+        cut.reason === 'cursor-loop'
+          ? 'the server handed back a cursor already followed'
+          : `the server still had pages after ${cut.pages}`;
       this.log(
         'lifecycle',
         'warning',
-        `${LIST_METHODS[kind].name}: stopped after ${this.pageCap()} pages; the list is incomplete`,
+        `${LIST_METHODS[kind].name}: stopped after ${cut.pages} pages (${why}); the list is incomplete (${list.items.length} items)`,
       );
     }
     return list;
@@ -591,8 +463,4 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private pageCap(): number {
     return this.options.listPageCap ?? 50;
   }
-}
-
-function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }

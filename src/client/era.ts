@@ -96,3 +96,32 @@ export function planEra(
 export function isModernVersion(version: string | undefined): boolean {
   return version !== undefined && version >= MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1]!;
 }
+
+/** What a connect that succeeded saw of the server's era. */
+export interface ConnectOutcome {
+  /** The plan the successful attempt ran (a recovery attempt's, when there was one). */
+  readonly plan: EraPlan;
+  readonly era: 'modern' | 'legacy';
+  readonly discover?: DiscoverResult;
+  /** Whether the attempt sent `server/discover`, and whether it got an answer (see transport-tap.ts). */
+  readonly probe: 'none' | 'answered' | 'unanswered';
+  readonly at: number;
+}
+
+/**
+ * The verdict a connect teaches, or undefined when it teaches none. Only an answer is a
+ * verdict: a discover result (modern), or the server saying it has no `server/discover` (a
+ * -32601, an HTTP 400/404/405…; legacy). A probe that timed out (a slow first start, a loaded
+ * machine) or a server that exited on it is no answer: the SDK falls back to `initialize` on
+ * stdio, and that fallback is right for this connect, but remembering it would pin a server
+ * that is merely slow to the old protocol for a day. Nor does a connect from a remembered
+ * verdict teach anything new: storing it again would restart its day at every connect.
+ */
+export function verdictOf(mode: ProtocolMode, outcome: ConnectOutcome): EraVerdict | undefined {
+  if (mode.kind !== 'auto' || outcome.plan.prior !== undefined || outcome.probe !== 'answered')
+    return undefined;
+  if (outcome.era === 'modern') {
+    return outcome.discover ? { kind: 'modern', discover: outcome.discover, at: outcome.at } : undefined;
+  }
+  return { kind: 'legacy', at: outcome.at };
+}

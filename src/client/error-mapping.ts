@@ -1,5 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { describeError, SwitchboardError } from '../core/errors.js';
+import { MalformedResponse } from './response-shape.js';
 import { STREAM_LOST_CODE } from './transports/http.js';
 
 /**
@@ -38,6 +39,9 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
           `Server "${server}" disconnected before answering ${method}. Reconnect, and check the server's log if it keeps happening.`,
           { cause: error, details: { server } },
         );
+      case SdkErrorCode.InvalidResult:
+        // Well-formed JSON-RPC, but not what the method answers (its result schema says no).
+        return protocolError(server, method, excerpt(error.message), error);
       case SdkErrorCode.RequestTimeout:
         return new SwitchboardError(
           'REQUEST_TIMEOUT',
@@ -50,6 +54,9 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
           details: { server, sdkCode: error.code },
         });
     }
+  }
+  if (error instanceof ProtocolError && error.data instanceof MalformedResponse) {
+    return protocolError(server, method, `a malformed answer: ${error.data.problem}`, error);
   }
   if (error instanceof ProtocolError && error.code === STREAM_LOST_CODE) {
     return new SwitchboardError(
@@ -72,6 +79,16 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
     cause: error,
     details: { server },
   });
+}
+
+/** UPSTREAM_PROTOCOL: the server answered, in a shape the protocol does not allow. */
+function protocolError(server: string, method: string, what: string, cause: unknown): SwitchboardError {
+  return new SwitchboardError(
+    'UPSTREAM_PROTOCOL',
+    `Server "${server}" broke the MCP protocol answering ${method}: ${what}. The request failed and was not retried; ` +
+      "report it to the server's maintainers, or check its version.",
+    { cause, details: { server, method } },
+  );
 }
 
 function excerpt(text: string): string {

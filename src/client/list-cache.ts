@@ -1,3 +1,5 @@
+import type { ListTruncation } from './list-walk.js';
+
 /**
  * Cached lists (tools, resources, templates, prompts) of one connection. A list is fetched
  * once, served from memory, and dropped when the server says it changed. Fetches for the
@@ -5,11 +7,13 @@
  */
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
-/** A complete list, or as much of it as the page cap allowed. */
+/** A complete list, or as much of it as the server's paging allowed. */
 export interface ListSnapshot<T> {
   readonly items: readonly T[];
-  /** True when the server still had pages after the cap: the list is incomplete. */
+  /** True when the list is incomplete: the page cap was reached, or the server's cursors looped. */
   readonly truncated: boolean;
+  /** Why and where it was cut, when it was. */
+  readonly truncation?: ListTruncation;
 }
 
 interface Entry {

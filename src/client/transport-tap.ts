@@ -1,15 +1,32 @@
-import type { JSONRPCMessage, Progress, Transport } from '@modelcontextprotocol/client';
+import {
+  type JSONRPCMessage,
+  type Progress,
+  type RequestId,
+  SdkHttpError,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { ListWalks } from './list-walk.js';
 import { plainLogNotification } from './plain-log-notification.js';
+import { repairResponse } from './response-shape.js';
 import { tunnelTaskResult } from './tool-tasks.js';
 
 /**
- * What the connection reads off the transport before the SDK sees a message. The SDK's
- * `connect` chains a handler set on the transport beforehand, with the same message object.
- *  - Progress, routed by our own tokens: the SDK dispatches notifications a tick after
- *    responses, so its own progress handler loses the last event before a result.
- *  - Log lines in their plain shape, which cost the SDK ~40 µs each (plain-log-notification.ts).
+ * What the connection reads off and writes onto the transport, around the SDK. Two layers:
+ *
+ * The tap proper, a handler the SDK's `connect` chains (with the same message object):
  *  - The protocol version a server offers in `initialize`, to name it if we cannot speak it.
  *  - 2026-07-28 task results, tunnelled past the SDK's result check (tool-tasks.ts).
+ *
+ * The wire watch, beneath every handler that is ever set — the SDK's probe window during
+ * connect, its protocol layer, the direct lane — and around `send`:
+ *  - progress of our own tokens, consumed (no handler sees it): the SDK dispatches
+ *    notifications a tick after responses, so its own progress handler would lose the last
+ *    event before a result, and it would report our tokens as unknown;
+ *  - plain log lines, consumed and handed to the log sink: the SDK's classification of each
+ *    costs ~40 µs (plain-log-notification.ts);
+ *  - malformed answers become errors for their id (response-shape.ts);
+ *  - whether the `server/discover` probe got an answer (a timeout is no verdict; era.ts);
+ *  - the pages of list walks under way (list-walk.ts).
  */
 export class ProgressRouter {
   private counter = 0;
@@ -42,63 +59,131 @@ export class ProgressRouter {
   }
 }
 
+/** What the tap saw of one connect attempt's transport. */
+export interface WireTap {
+  /** The protocol version the server offered in its `initialize` result, if one came. */
+  offered(): string | undefined;
+  /** `none`: no `server/discover` went out; else whether one got an answer (an HTTP status counts). */
+  probe(): 'none' | 'answered' | 'unanswered';
+  /** The list walks under way on this transport. */
+  readonly walks: ListWalks;
+}
+
+type Handler = (message: JSONRPCMessage, extra?: unknown) => void;
+
 /** Where a log line read off the transport goes (the SDK's `notifications/message` handler's sink). */
 export type ServerLogSink = (level: string, text: string, logger?: string) => void;
 
-/**
- * Installs the tap; returns a getter for the protocol version the server offered. Progress of
- * our tokens and plain log lines are consumed here: the SDK never sees them (it would only
- * classify them, expensively, and report our tokens as unknown).
- */
+/** Installs the tap and the wire watch on a transport not yet connected. */
 export function tapTransport(
   transport: Transport,
   progress: ProgressRouter,
   onServerLog?: ServerLogSink,
-): () => string | undefined {
-  let offered: string | undefined;
+): WireTap {
+  const walks = new ListWalks();
+  const probes = new Set<RequestId>();
+  let answered = false;
+  // Once `initialize` goes out, the SDK has given up on the probe: a late answer decided nothing.
+  let fellBack = false;
   interceptInbound(transport, (message) => {
-    if (progress.deliver(message)) return true;
+    if (progress.deliver(message)) return undefined;
     const line = onServerLog && plainLogNotification(message);
-    if (!line) return false;
-    onServerLog!(line.level, line.text, line.logger);
-    return true;
+    if (line) {
+      onServerLog!(line.level, line.text, line.logger);
+      return undefined;
+    }
+    const delivered = repairResponse(message) ?? message;
+    const id = (delivered as { id?: RequestId }).id;
+    if (!fellBack && id !== undefined && probes.has(id) && !('method' in delivered)) answered = true;
+    walks.inbound(delivered);
+    return delivered;
   });
+  interceptOutbound(transport, {
+    before: (message) => {
+      const { method, id } = message as { method?: unknown; id?: RequestId };
+      if (method === 'server/discover' && id !== undefined) probes.add(id);
+      if (method === 'initialize' && !answered) fellBack = true;
+      walks.outbound(message);
+    },
+    failed: (message, error) => {
+      const id = (message as { id?: RequestId }).id;
+      // An HTTP status is the server's answer ("no such method" as 400, 404, 405…).
+      if (!fellBack && id !== undefined && probes.has(id) && error instanceof SdkHttpError) answered = true;
+    },
+  });
+  let offered: string | undefined;
   transport.onmessage = (message: JSONRPCMessage) => {
     const version = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
     if (typeof version === 'string') offered = version;
     tunnelTaskResult(message);
   };
-  return () => offered;
+  return {
+    offered: () => offered,
+    probe: () => (probes.size === 0 ? 'none' : answered ? 'answered' : 'unanswered'),
+    walks,
+  };
 }
 
-type InboundHandler = NonNullable<Transport['onmessage']>;
-
 /**
- * Makes every handler later set as `transport.onmessage` (ours, the SDK's, the direct lane's)
- * skip what `consume` takes. It composes with an accessor the transport has already (the HTTP
- * transport's response tracking sees every message first). A message `consume` leaves may be
- * offered to it again through a chained handler; it must take nothing on that second look,
- * which holds as it takes a message the first time it sees it or never.
+ * Runs `inspect` on every message the transport delivers, before whichever handler is set to
+ * receive it, and hands that handler what `inspect` returns (nothing: consumed). Handlers are wrapped as they are
+ * set: the protocol layer and the lane read the handler before theirs and chain it, so one
+ * message may pass several wrappers; it is inspected once. A transport whose `onmessage` is
+ * an accessor already (HttpTransport tracks its answers so) keeps it, under ours.
  */
-function interceptInbound(transport: Transport, consume: (message: JSONRPCMessage) => boolean): void {
+export function interceptInbound(
+  transport: Transport,
+  inspect: (message: JSONRPCMessage) => JSONRPCMessage | undefined,
+): void {
+  const seen = new WeakSet<object>();
+  const wrap = (handler: Handler): Handler => {
+    return (message, extra) => {
+      let delivered: JSONRPCMessage | undefined = message;
+      if (typeof message === 'object' && message !== null && !seen.has(message)) {
+        delivered = inspect(message);
+        seen.add(message);
+        if (delivered) seen.add(delivered);
+      }
+      if (delivered) handler(delivered, extra);
+    };
+  };
   const own = Object.getOwnPropertyDescriptor(transport, 'onmessage');
-  let stored = own && 'value' in own ? (own.value as InboundHandler | undefined) : undefined;
-  const get = own?.get ? () => own.get!.call(transport) : () => stored;
-  const set = own?.set
-    ? (handler: InboundHandler | undefined) => own.set!.call(transport, handler)
-    : (handler: InboundHandler | undefined) => {
-        stored = handler;
-      };
+  const read = own?.get ? () => own.get!.call(transport) as Handler | undefined : undefined;
+  const write = own?.set ? (handler: Handler | undefined) => own.set!.call(transport, handler) : undefined;
+  let current = (read ? undefined : (own?.value as Handler | undefined)) ?? undefined;
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
     enumerable: true,
-    get,
-    set: (handler: InboundHandler | undefined) =>
-      set(
-        handler &&
-          ((message, extra) => {
-            if (!consume(message)) handler.call(transport, message, extra);
-          }),
-      ),
+    get: () => (read ? read() : current),
+    set: (handler: Handler | undefined) => {
+      const wrapped = handler && wrap(handler);
+      if (write) write(wrapped);
+      else current = wrapped;
+    },
   });
+  const existing = read ? read() : current;
+  if (existing) (transport as { onmessage?: Handler }).onmessage = existing;
+}
+
+/** Calls `before` for every message sent (it may throw to refuse it), and `failed` when a send fails. */
+function interceptOutbound(
+  transport: Transport,
+  hooks: {
+    readonly before: (message: JSONRPCMessage) => void;
+    readonly failed: (message: JSONRPCMessage, error: unknown) => void;
+  },
+): void {
+  if (typeof transport.send !== 'function') return;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    try {
+      hooks.before(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return send(message, options).catch((error: unknown) => {
+      hooks.failed(message, error);
+      throw error;
+    });
+  };
 }

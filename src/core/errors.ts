@@ -15,6 +15,8 @@ export type SwitchboardErrorCode =
   | 'UPSTREAM_DISCONNECTED'
   | 'UPSTREAM_HTTP'
   | 'UPSTREAM_ERROR'
+  /** The server broke the protocol: a malformed answer, or a result its method does not allow. */
+  | 'UPSTREAM_PROTOCOL'
   | 'PROTOCOL_VERSION_UNSUPPORTED'
   | 'NOT_CONNECTED'
   | 'NOT_FOUND'

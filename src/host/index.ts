@@ -50,6 +50,7 @@ export { inboxApprovalAsker, inboxElicitationHandler } from './inbox/inbox-adapt
 export type { TerminalPromptOptions } from './inbox/terminal-prompt.js';
 export { attachTerminalPrompt } from './inbox/terminal-prompt.js';
 export type {
+  IncompleteList,
   ServerSnapshot,
   ServerState,
   SupervisorEvents,

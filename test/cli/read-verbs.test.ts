@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kitchenSinkBin } from '../fixtures/paths.js';
+import { kitchenSinkBin, misbehavingBin } from '../fixtures/paths.js';
 import { type RawFixture, spawnRaw } from '../fixtures/test-support.js';
 
 /**
@@ -16,7 +16,8 @@ import { type RawFixture, spawnRaw } from '../fixtures/test-support.js';
  *
  * Two projects share the fixture: `auto` (full-auto mode, `kitchen/throw` denied, and a
  * `broken` server that counts its starts in a file and then dies) and `ask` (auto-edit mode,
- * kitchen trusted: read-only tools run, others need an approval).
+ * kitchen trusted: read-only tools run, others need an approval). A third, `loops`, has one
+ * server whose tool list pages round in circles.
  */
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
 let dir: string;
@@ -55,6 +56,9 @@ beforeAll(async () => {
     servers: { kitchen: { ...kitchen, trust: 'trusted' } },
     governance: { mode: 'auto-edit' },
   });
+  await project('loops', {
+    servers: { loopy: { command: process.execPath, args: [misbehavingBin, '--mode', 'pages-cursor-cycle'] } },
+  });
 });
 
 afterAll(async () => {
@@ -82,7 +86,7 @@ interface Run {
  * drops lines typed while nothing is asked); `stdin` is written at once and closed.
  */
 function sb(
-  name: 'auto' | 'ask',
+  name: 'auto' | 'ask' | 'loops',
   args: readonly string[],
   options: { stdin?: string; answers?: readonly [prompt: string, line: string][] } = {},
 ): Promise<Run> {
@@ -227,6 +231,23 @@ describe('switchboard call', () => {
 });
 
 describe('switchboard list and status', () => {
+  it('says which lists a server cut short, and why', async () => {
+    const [list, json, status] = await Promise.all([
+      sb('loops', ['list']),
+      sb('loops', ['--json', 'list']),
+      sb('loops', ['status', 'loopy']),
+    ]);
+    expect(list.code).toBe(0);
+    expect(list.out).toMatch(/^loopy\s+connected\s+\S+\s+9\s+0\s+0$/m);
+    expect(list.out).toContain(
+      '  incomplete: tools: 9 shown, stopped after 3 pages (the server handed back a cursor already followed); it offers more',
+    );
+    expect(json.json().servers[0].incompleteLists).toEqual([
+      { kind: 'tools', reason: 'cursor-loop', pages: 3, items: 9 },
+    ]);
+    expect(status.out).toMatch(/incomplete\s+tools: 9 shown, stopped after 3 pages/);
+  });
+
   it('shows every server with its state and counts, and a fix for the broken one', async () => {
     const before = await startsOfBroken();
     const [list, json] = await Promise.all([sb('auto', ['list']), sb('auto', ['--json', 'list'])]);

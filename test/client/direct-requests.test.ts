@@ -128,22 +128,45 @@ describe('direct requests match the SDK request path', () => {
     },
   );
 
-  it('refuses a result that is no object at once in callTool too, where the SDK path waits for the timeout', async () => {
-    const call = (c: Connection) =>
-      outcome(() => c.callTool('echo', { text: '@not-an-object' }, { timeoutMs: 300 }));
-    const [a, b] = await Promise.all([call(direct), call(sdk)]);
-    expect(b).toMatchObject({ error: 'REQUEST_TIMEOUT' });
-    expect(a).toMatchObject({ error: 'UPSTREAM_ERROR' });
+  it('takes the lane on one connection only', () => {
+    const lane = (c: Connection) => (c as unknown as { session?: { direct?: unknown } }).session?.direct;
+    expect(lane(direct)).toBeDefined();
+    expect(lane(sdk)).toBeUndefined();
   });
 
-  it('refuses a result that is no object at once, where the SDK path waits for the timeout', async () => {
-    // The SDK does not take `{ id, result: 42 }` for a response at all, so its request waits.
-    // This is also how the tests know that only `direct` takes the lane.
-    const [a, b] = await both('echo', { text: '@not-an-object' }, undefined, () => ({ timeoutMs: 300 }));
-    expect(b).toMatchObject({ error: 'REQUEST_TIMEOUT' });
-    expect(a).toMatchObject({ error: 'UPSTREAM_ERROR' });
-    expect((a as { message: string }).message).toContain('not an object');
-  });
+  // Right id, wrong shape: the SDK alone drops such an answer and the call waits for its
+  // timeout (10 s here); both paths must fail it at once, the same way.
+  it.each(['@not-an-object', '@error-without-code', '@result-and-error', '@neither', '@extra-member'])(
+    'refuses a malformed answer (%s) at once, alike, in a relay and in callTool',
+    async (text) => {
+      const started = Date.now();
+      const [a, b] = await both('echo', { text }, undefined, () => ({ timeoutMs: 10_000 }));
+      const call = (c: Connection) => outcome(() => c.callTool('echo', { text }, { timeoutMs: 10_000 }));
+      const [c, d] = await Promise.all([call(direct), call(sdk)]);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      for (const [x, y] of [
+        [a, b],
+        [c, d],
+      ] as const) {
+        expect(x).toEqual(y);
+        expect(x).toMatchObject({ error: 'UPSTREAM_PROTOCOL' });
+        expect((x as { message: string }).message).toContain('"kitchen"');
+      }
+    },
+  );
+
+  it.each(['@duplicate', '@stray-id'])(
+    'takes the answer once and ignores the other (%s), alike',
+    async (text) => {
+      const [a, b] = await both('echo', { text });
+      expect(a).toEqual(b);
+      expect(a).toEqual({ ok: { kind: 'complete', raw: echoed(text) } });
+      // The connection goes on answering the right calls.
+      const [c, d] = await both('echo', { text: 'after' });
+      expect(c).toEqual(d);
+      expect(c).toEqual({ ok: { kind: 'complete', raw: echoed('after') } });
+    },
+  );
 
   it('hands input_required back alike, and takes the next round alike', async () => {
     const [a, b] = await both('confirm', {}, { clientCapabilities: ELICITING });

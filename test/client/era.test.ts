@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isModernVersion, LEGACY_VERDICT_TTL_MS, planEra, serverIdentity } from '../../src/client/era.js';
+import {
+  isModernVersion,
+  LEGACY_VERDICT_TTL_MS,
+  planEra,
+  serverIdentity,
+  verdictOf,
+} from '../../src/client/era.js';
 
 const discover = { supportedVersions: ['2026-07-28'], capabilities: {} } as never;
 
@@ -50,5 +56,28 @@ describe('serverIdentity / isModernVersion', () => {
     expect(isModernVersion('2026-07-28')).toBe(true);
     expect(isModernVersion('2025-11-25')).toBe(false);
     expect(isModernVersion(undefined)).toBe(false);
+  });
+});
+
+describe('verdictOf', () => {
+  const auto = { kind: 'auto' } as const;
+  const probed = planEra(auto, undefined, 0, 10_000);
+  const outcome = (o: Partial<Parameters<typeof verdictOf>[1]>) =>
+    ({ plan: probed, era: 'legacy', probe: 'answered', at: 5, ...o }) as Parameters<typeof verdictOf>[1];
+
+  it('remembers what an answered probe said', () => {
+    expect(verdictOf(auto, outcome({}))).toEqual({ kind: 'legacy', at: 5 });
+    expect(verdictOf(auto, outcome({ era: 'modern', discover }))).toEqual({
+      kind: 'modern',
+      discover,
+      at: 5,
+    });
+  });
+
+  it('remembers nothing from a probe without an answer, a connect from a verdict, or a mode that does not probe', () => {
+    expect(verdictOf(auto, outcome({ probe: 'unanswered' }))).toBeUndefined();
+    expect(verdictOf(auto, outcome({ probe: 'none' }))).toBeUndefined();
+    expect(verdictOf(auto, outcome({ plan: { ...probed, prior: { kind: 'legacy' } } }))).toBeUndefined();
+    expect(verdictOf({ kind: 'legacy' }, outcome({}))).toBeUndefined();
   });
 });

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import type { LogEntry } from '../../src/client/connection-types.js';
-import { MemoryEraVerdictStore } from '../../src/client/era.js';
+import { MemoryEraVerdictStore, serverIdentity } from '../../src/client/era.js';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry, type RawServerEntry } from '../../src/core/server-config.js';
-import { kitchenSinkBin } from '../fixtures/paths.js';
+import { startMisbehavingHttp } from '../fixtures/misbehaving-http.js';
+import { kitchenSinkBin, misbehavingBin } from '../fixtures/paths.js';
 
 /** Era negotiation over stdio: auto probes in place (one spawn), pins, and refusals. */
 const open: Connection[] = [];
@@ -101,5 +102,104 @@ describe('era negotiation over stdio', () => {
     expect(error.message).toContain('2026-07-28');
     expect(error.message).toMatch(/"auto" or "legacy"/);
     expect(conn.state).toBe('disconnected');
+  });
+});
+
+/**
+ * What a connect remembers of a server's era: only an answer to the probe. A probe that timed
+ * out (a slow first start) or a server that exited on it teaches nothing, and the next connect
+ * probes again; a connect from a remembered verdict does not make it younger.
+ */
+describe('era verdicts', () => {
+  function raw(
+    mode: string,
+    extra: Partial<RawServerEntry>,
+    store: MemoryEraVerdictStore,
+    probeTimeoutMs?: number,
+  ) {
+    const logs: LogEntry[] = [];
+    const config = normalizeServerEntry({
+      name: 'verdict',
+      command: process.execPath,
+      args: [misbehavingBin, '--mode', mode],
+      ...extra,
+    });
+    const conn = new Connection({
+      config,
+      eraStore: store,
+      onLog: (e) => logs.push(e),
+      ...(probeTimeoutMs !== undefined && { probeTimeoutMs }),
+    });
+    open.push(conn);
+    const identity = serverIdentity(config.transport);
+    return {
+      conn,
+      logs,
+      identity,
+      spawns: () => logs.filter((l) => l.text.startsWith('started process')).length,
+    };
+  }
+
+  it('remembers nothing when the probe timed out, and probes again on the next connect', async () => {
+    const store = new MemoryEraVerdictStore();
+    // The server reads nothing for 1.5 s: a 300 ms probe cannot be answered in time.
+    const slow = raw('slow-start', { env: { MISBEHAVING_DELAY_MS: '1500' } }, store, 300);
+    await slow.conn.connect();
+    expect(slow.conn.era).toBe('legacy');
+    expect(store.get(slow.identity)).toBeUndefined();
+    expect(slow.logs.some((l) => l.text.includes('server/discover got no answer'))).toBe(true);
+    await slow.conn.close();
+    // Started fast, the same server (same command line) answers the probe: it speaks 2026-07-28.
+    const fast = raw('slow-start', { env: { MISBEHAVING_DELAY_MS: '0' } }, store);
+    await fast.conn.connect();
+    expect(fast.conn.era).toBe('modern');
+    expect(store.get(fast.identity)?.kind).toBe('modern');
+  });
+
+  it('remembers nothing when the server exited on the probe (the restart goes straight to initialize)', async () => {
+    const store = new MemoryEraVerdictStore();
+    const first = raw('exit-on-discover', {}, store);
+    await first.conn.connect();
+    expect(first.conn.era).toBe('legacy');
+    expect(first.spawns()).toBe(2);
+    expect(store.get(first.identity)).toBeUndefined();
+    await first.conn.close();
+    const second = raw('exit-on-discover', {}, store);
+    await second.conn.connect();
+    expect(second.spawns()).toBe(2);
+  });
+
+  it('remembers an answer (-32601), and a connect from it leaves its time as it was', async () => {
+    const store = new MemoryEraVerdictStore();
+    const first = raw('malformed-answers', {}, store);
+    await first.conn.connect();
+    const verdict = store.get(first.identity);
+    expect(verdict?.kind).toBe('legacy');
+    await first.conn.close();
+    const second = raw('malformed-answers', {}, store);
+    await second.conn.connect();
+    expect(second.conn.era).toBe('legacy');
+    expect(store.get(second.identity)).toBe(verdict);
+  });
+});
+
+describe.each([
+  ['a JSON-RPC -32601', { legacyOnly: true }],
+  ['HTTP 404', { discoverStatus: 404 }],
+  ['HTTP 405', { discoverStatus: 405 }],
+] as const)('era verdicts over HTTP (server/discover answered with %s)', (_, answer) => {
+  it('remembers the legacy answer', async () => {
+    const server = await startMisbehavingHttp({ mode: 'json', ...answer });
+    try {
+      const store = new MemoryEraVerdictStore();
+      const config = normalizeServerEntry({ name: 'verdict', url: server.url });
+      const conn = new Connection({ config, eraStore: store });
+      open.push(conn);
+      await conn.connect();
+      expect(conn.era).toBe('legacy');
+      expect(store.get(serverIdentity(config.transport))?.kind).toBe('legacy');
+    } finally {
+      await server.close();
+    }
   });
 });

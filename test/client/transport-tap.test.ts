@@ -27,13 +27,13 @@ describe('ProgressRouter', () => {
 describe('tapTransport', () => {
   it('notes the offered version and tunnels task results in place', () => {
     const transport = {} as Transport;
-    const offered = tapTransport(transport, new ProgressRouter());
+    const tap = tapTransport(transport, new ProgressRouter());
     transport.onmessage?.({
       jsonrpc: '2.0',
       id: 1,
       result: { protocolVersion: '2025-06-18' },
     } as JSONRPCMessage);
-    expect(offered()).toBe('2025-06-18');
+    expect(tap.offered()).toBe('2025-06-18');
     const task = {
       jsonrpc: '2.0',
       id: 2,

@@ -9,7 +9,8 @@ import {
   type StreamableHTTPClientTransportOptions,
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import { SwitchboardError } from '../../core/errors.js';
+import { describeError, SwitchboardError } from '../../core/errors.js';
+import { repairResponse } from '../response-shape.js';
 import { withWatchedBody } from './watched-body.js';
 
 /**
@@ -20,12 +21,23 @@ import { withWatchedBody } from './watched-body.js';
  *    one terminates the session first, bounded in time so a dead server cannot hang close.
  *  - A request whose response stream ends without a response (after the SDK's resumption
  *    attempts) waits forever in SDK 2.4.0: the protocol layer never learns of it. Here it is
- *    answered at once with a STREAM_LOST error.
- *  - A network failure (connection refused or reset) means the server is gone: the transport
- *    closes, so every pending request fails at once instead of waiting for its timeout.
+ *    answered at once with a STREAM_LOST error. That is one request's failure, as an HTTP
+ *    error status is: the others go on.
+ *  - The first sign that the server is gone — a connection refused or reset, a response body
+ *    (a request's stream, the GET stream) that breaks while being read — closes the
+ *    transport, so every pending request fails at once, not each when its own stream errors
+ *    or its timeout comes.
+ *  - Every request has an abort of its own, passed to the SDK as its `requestSignal`: the SDK
+ *    aborts it where 2026-07-28 cancels by closing the stream, and we abort it after a 2025
+ *    `notifications/cancelled` (a timeout sends one), where the SDK leaves the POST open.
+ *  - Response bodies are watched (watched-body.ts): each stays linked to its request's abort
+ *    and the transport's until it is done, so a body that dribbles in — JSON, SSE, an error
+ *    body, the DELETE on close, the GET stream — is cut when its request times out or is
+ *    cancelled and when the transport closes; no socket of a response outlives `close()`.
+ *    They are also read for malformed answers (response-shape.ts), which the SDK's parser
+ *    would drop (SSE) or fail with an opaque error (JSON); such an answer is delivered as an
+ *    error for its id instead. SSE bodies ending in a bare CR keep their last event.
  *  - Some SDK errors drop the HTTP status (#2410); the last failure seen on the wire is kept.
- *  - Response bodies are watched (watched-body.ts): per-request abort signals that do not
- *    pile up on the transport's, and SSE bodies ending in a bare CR keep their last event.
  * Session expiry (HTTP 404 → re-initialize, SDK #1708) needs a new handshake, so it lives in
  * the Connection, which owns the protocol state.
  */
@@ -54,17 +66,28 @@ export const STREAM_LOST_CODE = -32099;
 
 const raisedLimit = new WeakSet<AbortSignal>();
 
+/** A request in flight: the abort of its POST and stream, and how to unhook it from the caller's signal. */
+interface PendingRequest {
+  readonly abort: AbortController;
+  readonly unlink: () => void;
+}
+
 type MessageHandler = (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
 export class HttpTransport extends StreamableHTTPClientTransport {
   private readonly terminateTimeoutMs: number;
-  private readonly pending = new Set<RequestId>();
+  /** Requests sent and not yet answered, each with the abort of its POST and response stream. */
+  private readonly pending = new Map<RequestId, PendingRequest>();
   private closed = false;
-  private lost = false;
+  private lost?: string;
   private failure?: HttpFailure;
 
   constructor(options: HttpTransportOptions) {
-    const hooks: { failure?: (f: HttpFailure) => void; networkLost?: () => void } = {};
+    const hooks: {
+      failure?: (f: HttpFailure) => void;
+      networkLost?: (why: string, when: 'after-send' | 'now') => void;
+      message?: (message: unknown) => void;
+    } = {};
     super(new URL(options.url), {
       // GET-stream resumption: the SDK default gives up after 2 tries (#2098).
       reconnectionOptions: {
@@ -95,10 +118,10 @@ export class HttpTransport extends StreamableHTTPClientTransport {
         } catch (error) {
           unlink();
           if (outer?.aborted) throw error;
-          hooks.networkLost?.();
+          hooks.networkLost?.(`cannot reach ${String(url)}: ${causeOf(error)}`, 'after-send');
           throw new SwitchboardError(
             'UPSTREAM_DISCONNECTED',
-            `Cannot reach ${String(url)}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}. Check that the server is running.`,
+            `Cannot reach ${String(url)}: ${causeOf(error)}. Check that the server is running.`,
             { cause: error },
           );
         }
@@ -109,18 +132,32 @@ export class HttpTransport extends StreamableHTTPClientTransport {
             .catch(() => '');
           hooks.failure?.({ status: response.status, body: body.slice(0, 2000) });
         }
-        return withWatchedBody(response, unlink);
+        return withWatchedBody(response, {
+          onDone: unlink,
+          onBroken: (error) =>
+            hooks.networkLost?.(`a response from ${String(url)} broke off: ${causeOf(error)}`, 'now'),
+          aborted: () => own.signal.aborted,
+          onMessage: (message) => hooks.message?.(message),
+        });
       }),
     });
     this.terminateTimeoutMs = options.terminateTimeoutMs ?? 2000;
     hooks.failure = (f) => {
       this.failure = f;
     };
-    hooks.networkLost = () => {
-      if (this.closed || this.lost) return;
-      this.lost = true;
-      // After the current send settles: the protocol layer then fails every pending request.
-      setImmediate(() => void this.close());
+    hooks.networkLost = (why, when) => {
+      if (this.closed || this.lost !== undefined) return;
+      this.lost = why;
+      // A refused request: after its send settles, so the caller hears why (the protocol layer
+      // then fails every other pending request). A body broken off: before any other stream's
+      // error of the same moment is read, so none of them fails on its own first.
+      if (when === 'now') queueMicrotask(() => void this.close());
+      else setImmediate(() => void this.close());
+    };
+    hooks.message = (message) => {
+      // The SDK's parser will drop this answer or fail on it; its request is answered first.
+      const repaired = repairResponse(message);
+      if (repaired) this.onmessage?.(repaired);
     };
     this.trackResponses();
   }
@@ -130,22 +167,41 @@ export class HttpTransport extends StreamableHTTPClientTransport {
     return this.failure;
   }
 
+  /** Why the transport closed itself (the server is gone), if it did. */
+  get lostReason(): string | undefined {
+    return this.lost;
+  }
+
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = 'method' in message && 'id' in message ? message.id : undefined;
-    if (id === undefined) return super.send(message, options);
-    this.pending.add(id);
-    options?.requestSignal?.addEventListener('abort', () => this.pending.delete(id), { once: true });
+    if (id === undefined) {
+      const sent = super.send(message, options);
+      // 2025 eras cancel with a notification and the SDK leaves the POST open: the answer is
+      // no longer wanted (the server may still send one; the client is to ignore it), and the
+      // stream need not wait for the notification's own answer to close.
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) this.abortRequest(cancelled, 'cancelled');
+      return sent;
+    }
+    const own = new AbortController();
+    const outer = options?.requestSignal;
+    const relay = () => this.abortRequest(id, outer?.reason);
+    this.pending.set(id, { abort: own, unlink: () => outer?.removeEventListener('abort', relay) });
+    if (outer?.aborted) relay();
+    else outer?.addEventListener('abort', relay, { once: true });
     const tracked: TransportSendOptions = {
       ...options,
+      requestSignal: own.signal,
       onRequestStreamEnd: () => {
         options?.onRequestStreamEnd?.();
-        if (this.pending.delete(id)) this.answerLost(id);
+        // When the server is gone, the transport's close fails this request with the rest.
+        if (this.lost === undefined && this.settle(id)) this.answerLost(id);
       },
     };
     try {
       await super.send(message, tracked);
     } catch (error) {
-      this.pending.delete(id);
+      this.settle(id);
       throw error;
     }
   }
@@ -153,8 +209,8 @@ export class HttpTransport extends StreamableHTTPClientTransport {
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.pending.clear();
-    if (this.sessionId && !this.lost) {
+    for (const id of [...this.pending.keys()]) this.settle(id);
+    if (this.sessionId && this.lost === undefined) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, this.terminateTimeoutMs);
@@ -163,7 +219,23 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       await Promise.race([this.terminateSession().catch(() => undefined), timeout]);
       clearTimeout(timer);
     }
+    // Aborts every request still open and the GET stream; their bodies with them.
     await super.close();
+  }
+
+  /** Aborts request `id`'s POST and response stream, if it is still open. */
+  private abortRequest(id: RequestId, reason: unknown): void {
+    this.pending.get(id)?.abort.abort(reason);
+    this.settle(id);
+  }
+
+  /** Forgets request `id` (answered, lost, failed or aborted); false when it was not pending. */
+  private settle(id: RequestId): boolean {
+    const request = this.pending.get(id);
+    if (!request) return false;
+    this.pending.delete(id);
+    request.unlink();
+    return true;
   }
 
   private answerLost(id: RequestId): void {
@@ -191,12 +263,25 @@ export class HttpTransport extends StreamableHTTPClientTransport {
           handler &&
           ((message, extra) => {
             const id = (message as { id?: RequestId; method?: string }).id;
-            if (id !== undefined && !('method' in message)) this.pending.delete(id);
+            if (id !== undefined && !('method' in message)) this.settle(id);
             handler(message, extra);
           });
       },
     });
   }
+}
+
+/** The request a `notifications/cancelled` cancels, if `message` is one. */
+function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
+  const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}
+
+/** The reason fetch gives for a failure (undici puts the socket's error in `cause`). */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error ? `${describeError(error)} (${cause.message})` : describeError(error);
 }
 
 /** The legacy HTTP+SSE transport (2024-11-05 servers): the SDK's, with our headers and token. */

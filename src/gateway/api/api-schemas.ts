@@ -82,6 +82,19 @@ export const apiServerSchema = z
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     hint: z.string().optional().describe('What to do about a server that is not connected.'),
     rejectedTools: z.array(z.object({ tool: z.string(), reason: z.string(), detail: z.string() })),
+    incompleteLists: z
+      .array(
+        z.object({
+          kind: z.enum(['tools', 'resources', 'prompts']),
+          reason: z.enum(['page-cap', 'cursor-loop']),
+          pages: z.number().int(),
+          items: z.number().int(),
+        }),
+      )
+      .optional()
+      .describe(
+        'Lists the server cut short (only when some were): page-cap, more pages than the cap; cursor-loop, a cursor handed back again.',
+      ),
   })
   .register(responseSchemas, { id: 'ApiServer' });
 

@@ -81,6 +81,16 @@ export interface ApiServer {
     readonly reason: string;
     readonly detail: string;
   }[];
+  /**
+   * Lists the server cut short (only when some were): `page-cap`, it still had pages after the
+   * page cap; `cursor-loop`, it handed back a cursor already followed. It offers more than shown.
+   */
+  readonly incompleteLists?: readonly {
+    readonly kind: 'tools' | 'resources' | 'prompts';
+    readonly reason: 'page-cap' | 'cursor-loop';
+    readonly pages: number;
+    readonly items: number;
+  }[];
 }
 
 export interface ApiTool {

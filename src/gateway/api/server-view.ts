@@ -39,6 +39,14 @@ export function toApiServer(status: ServerStatus, host: Host): ApiServer {
     ...(status.error && { error: { code: status.error.code, message: status.error.message } }),
     ...(hint !== undefined && { hint }),
     rejectedTools: status.rejectedTools.map(({ tool, reason, detail }) => ({ tool, reason, detail })),
+    ...(status.incompleteLists && {
+      incompleteLists: status.incompleteLists.map(({ kind, reason, pages, items }) => ({
+        kind,
+        reason,
+        pages,
+        items,
+      })),
+    }),
   };
 }
 

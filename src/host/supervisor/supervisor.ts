@@ -28,7 +28,22 @@ export interface ServerSnapshot {
   readonly tools: number;
   readonly resources: number;
   readonly prompts: number;
+  /** Lists of a connected server that came back incomplete (only when some did). */
+  readonly incompleteLists?: readonly IncompleteList[];
   readonly error?: { readonly code: string; readonly message: string };
+}
+
+/**
+ * A list the server cut short, so what it offers is more than the catalog shows: it still had
+ * pages after the cap (`page-cap`), or handed back a cursor already followed (`cursor-loop`).
+ */
+export interface IncompleteList {
+  readonly kind: 'tools' | 'resources' | 'prompts';
+  readonly reason: 'page-cap' | 'cursor-loop';
+  /** Pages fetched before the list was cut. */
+  readonly pages: number;
+  /** Items it holds. */
+  readonly items: number;
 }
 
 export type SupervisorEvents = {
@@ -51,6 +66,7 @@ interface Runner {
   state: ServerState;
   connection?: Connection;
   counts: { tools: number; resources: number; prompts: number };
+  incomplete: IncompleteList[];
   error?: SwitchboardError;
   /** Bumped to end the runner's loop (remove, reload, disable, stop). */
   generation: number;
@@ -78,6 +94,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       config,
       state: options.enabled === false ? 'disabled' : 'connecting',
       counts: { tools: 0, resources: 0, prompts: 0 },
+      incomplete: [],
       generation: (previous?.generation ?? 0) + 1,
     };
     this.runners.set(config.name, runner);
@@ -191,6 +208,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
         if (!current()) break;
         // Dropped: its tools leave the catalog now; pending calls already failed.
         runner.counts = { tools: 0, resources: 0, prompts: 0 };
+        runner.incomplete = [];
         runner.error = new SwitchboardError(
           'UPSTREAM_DISCONNECTED',
           `Server "${runner.config.name}" disconnected; reconnecting.`,
@@ -240,6 +258,13 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       resources: resources?.items.length ?? 0,
       prompts: prompts?.items.length ?? 0,
     };
+    const lists = { tools, resources, prompts } as const;
+    runner.incomplete = (['tools', 'resources', 'prompts'] as const).flatMap((kind) => {
+      const cut = lists[kind]?.truncation;
+      return cut
+        ? [{ kind, reason: cut.reason, pages: cut.pages, items: lists[kind]?.items.length ?? 0 }]
+        : [];
+    });
     if (runner.state === 'connected') this.publish();
   }
 
@@ -249,6 +274,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     const connection = runner.connection;
     runner.connection = undefined;
     runner.counts = { tools: 0, resources: 0, prompts: 0 };
+    runner.incomplete = [];
     await connection?.close().catch(() => undefined);
   }
 
@@ -288,6 +314,7 @@ function snapshotOf(r: Runner): ServerSnapshot {
     state: r.state,
     ...(version !== undefined && { protocolVersion: version }),
     ...r.counts,
+    ...(r.state === 'connected' && r.incomplete.length > 0 && { incompleteLists: r.incomplete }),
     ...(r.error && r.state !== 'connected' && { error: { code: r.error.code, message: r.error.message } }),
   };
 }

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../../../src/gateway/api/api-types.js';
+import { misbehavingBin } from '../../fixtures/paths.js';
 import { eventually } from '../../helpers/wait.js';
 import { type ApiUnderTest, kitchen, nextEvent, startApiUnderTest } from './api-harness.js';
 
@@ -116,6 +117,24 @@ describe('servers', () => {
     );
     expect(items.map((e) => e.action)).toEqual(['server_remove', 'server_replace', 'server_register']);
     expect(items.every((e) => e.actor === 'dashboard:anonymous')).toBe(true);
+  });
+
+  it('shows a list the server cut short (its cursors go round)', async () => {
+    const entry = { command: process.execPath, args: [misbehavingBin, '--mode', 'pages-cursor-cycle'] };
+    await under.api.json<ApiServer>('/api/servers', { body: { name: 'loopy', entry } }, 201);
+    try {
+      const loopy = await eventually(
+        () => under.api.json<ApiServer>('/api/servers/loopy'),
+        (s) => s.state === 'connected' && s.incompleteLists !== undefined,
+        { what: 'listed the looping server as incomplete' },
+      );
+      expect(loopy.incompleteLists).toEqual([{ kind: 'tools', reason: 'cursor-loop', pages: 3, items: 9 }]);
+      const { servers } = await under.api.json<{ servers: ApiServer[] }>('/api/servers');
+      expect(servers.find((s) => s.name === 'loopy')?.incompleteLists).toEqual(loopy.incompleteLists);
+      expect(servers.find((s) => s.name === 'files')).not.toHaveProperty('incompleteLists');
+    } finally {
+      await under.api.request('/api/servers/loopy', { method: 'DELETE' });
+    }
   });
 
   it('refuses bad entries with the field and the fix', async () => {

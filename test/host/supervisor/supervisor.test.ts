@@ -104,6 +104,28 @@ describe('Supervisor', () => {
     expect(snaps[0]!.error?.code).toBe('SPAWN_FAILED');
   });
 
+  it('shows the lists a server cut short in its snapshot, and no such mark for complete ones', async () => {
+    const s = make();
+    s.start([
+      misbehaving('loopy', 'pages-cursor-cycle'),
+      misbehaving('endless', 'pages-endless'),
+      kitchen('fine'),
+    ]);
+    const snaps = await until(
+      s,
+      (all) => all.every((x) => x.state === 'connected') && all.filter((x) => x.incompleteLists).length === 2,
+    );
+    const byName = new Map(snaps.map((x) => [x.name, x]));
+    expect(byName.get('loopy')?.incompleteLists).toEqual([
+      { kind: 'tools', reason: 'cursor-loop', pages: 3, items: 9 },
+    ]);
+    expect(byName.get('loopy')?.tools).toBe(9);
+    expect(byName.get('endless')?.incompleteLists).toEqual([
+      { kind: 'tools', reason: 'page-cap', pages: 50, items: 56 },
+    ]);
+    expect(byName.get('fine')).not.toHaveProperty('incompleteLists');
+  });
+
   it('reconnects a server that drops, failing its pending call at once', async () => {
     const s = make();
     s.start([misbehaving('crashy', 'crash-mid-call')]);
