@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
-import { mergeRegistrations } from '../../src/host/server-registry.js';
+import {
+  mergeRegistrations,
+  type RegistryEntry,
+  type TrackedServer,
+} from '../../src/host/server-registry.js';
 import type { StoredServer } from '../../src/storage/ports.js';
 
 const file = (name: string, enabled = true) => ({
@@ -17,13 +21,17 @@ const row = (name: string, source: string, enabled: boolean, entry: unknown = {}
   updatedAt: new Date(0),
 });
 
+/** The entries that run (not held as failed). */
+const running = (entries: RegistryEntry[]): TrackedServer[] =>
+  entries.filter((e): e is TrackedServer => 'config' in e);
+
 describe('mergeRegistrations', () => {
   it('applies a toggle to the file entry it names and ignores one whose entry left the file', () => {
     const merged = mergeRegistrations(
       [file('a'), file('b')],
       [row('a', 'toggle', false), row('gone', 'toggle', true)],
     );
-    expect(merged.map((s) => [s.config.name, s.enabled, s.source])).toEqual([
+    expect(running(merged).map((s) => [s.config.name, s.enabled, s.source])).toEqual([
       ['a', false, '/etc/switchboard.json'],
       ['b', true, '/etc/switchboard.json'],
     ]);
@@ -34,9 +42,11 @@ describe('mergeRegistrations', () => {
       [file('a')],
       [row('a', 'api', false, { url: 'https://example.com/mcp' }), row('c', 'agent', true, { command: 'x' })],
     );
-    expect(merged.map((s) => [s.config.name, s.config.transport.kind, s.enabled, s.source])).toEqual([
-      ['a', 'http', false, 'api'],
-      ['c', 'stdio', true, 'agent'],
-    ]);
+    expect(running(merged).map((s) => [s.config.name, s.config.transport.kind, s.enabled, s.source])).toEqual(
+      [
+        ['a', 'http', false, 'api'],
+        ['c', 'stdio', true, 'agent'],
+      ],
+    );
   });
 });
