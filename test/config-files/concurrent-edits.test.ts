@@ -38,11 +38,20 @@ afterAll(async () => {
 const HEADER =
   '// Shared servers: keep this comment\n{\n  "servers": {\n    // first\n    "seed": { "command": "node" },\n  },\n}\n';
 
-function startWorker(args: string[]): { child: ChildProcess; lines: string[]; next(): Promise<string> } {
+interface Worker {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  /** The exit code, once it exited (listened for from the start, so never missed). */
+  readonly exited: Promise<number | null>;
+  next(): Promise<string>;
+}
+
+function startWorker(args: string[]): Worker {
   const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -53,6 +62,7 @@ function startWorker(args: string[]): { child: ChildProcess; lines: string[]; ne
   return {
     child,
     lines,
+    exited,
     next: () =>
       read < lines.length
         ? Promise.resolve(lines[read++]!)
@@ -98,7 +108,7 @@ describe('concurrent edits of one config file', () => {
     // An edit of this process in the middle of theirs goes through the same lock.
     await workers[0]!.next();
     expect(await removeServerEntry(place.file, 'doomed')).toBe(true);
-    const codes = await Promise.all(workers.map(({ child }) => once(child, 'exit').then(([code]) => code)));
+    const codes = await Promise.all(workers.map((w) => w.exited));
     expect(codes).toEqual([0, 0, 0, 0]);
     const loaded = await loadConfigFile(place.file);
     const expected = [
@@ -162,10 +172,14 @@ describe('a writer killed mid-write', () => {
     for (const after of [1, 2, 3, 1, 2]) {
       if (Date.now() - started > 60_000 || leftTemp >= 2) break;
       rounds += 1;
-      const { child, next } = startWorker(['rewrite', place.file, String(size), String(generation + 1)]);
+      const { child, next, exited } = startWorker([
+        'rewrite',
+        place.file,
+        String(size),
+        String(generation + 1),
+      ]);
       let seen = 0;
       for (let i = 0; i < after; i++) seen = Number((await next()).split(' ')[1]);
-      const exited = once(child, 'exit');
       const watcher = watch(place.project, (_event, name) => {
         if (name?.endsWith('.tmp')) child.kill('SIGKILL');
       });
