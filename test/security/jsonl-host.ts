@@ -47,7 +47,12 @@ export function startJsonlHost(project: string, data: string, home: string): Jso
     for (const w of [...waiters]) w();
   };
   createInterface({ input: child.stdout! }).on('line', (line) => {
-    messages.push(JSON.parse(line) as Message);
+    // A line that is not JSON breaks the protocol: kept, marked, for the test to see.
+    try {
+      messages.push(JSON.parse(line) as Message);
+    } catch {
+      messages.push({ type: 'NOT_JSON', line });
+    }
     wake();
   });
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));

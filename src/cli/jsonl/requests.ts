@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { closestName } from '../../core/config/did-you-mean.js';
-import { describeIssue } from '../../core/config/issue-text.js';
+import { describeIssue, shownText } from '../../core/config/issue-text.js';
 import { serverNameSchema } from '../../core/config/server-name.js';
 import type { ProtocolError, RequestId } from './messages.js';
 
@@ -134,7 +134,7 @@ export function parseRequestLine(line: string): ParsedLine {
     const fix = guess ? `Did you mean "${guess}"?` : `Use one of ${OPS.join(', ')}.`;
     return failure(
       'UNKNOWN_OP',
-      `Unknown op ${JSON.stringify(op)}. ${fix} Example: ${EXAMPLES[guess ?? 'mcp_list']}`,
+      `Unknown op ${typeof op === 'string' ? shownText(op) : describeKind(op)}. ${fix} Example: ${EXAMPLES[guess ?? 'mcp_list']}`,
       id,
     );
   }

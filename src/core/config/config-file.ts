@@ -16,6 +16,7 @@ import {
   mergeGovernance,
   parseGovernance,
 } from './governance-config.js';
+import { shownField } from './issue-text.js';
 import { SERVER_NAME_RULE, serverNameProblem } from './server-name.js';
 
 export { lineAndColumn, parseConfigText } from './config-text.js';
@@ -116,7 +117,7 @@ export function normalizeConfigFile(
     const guess = closestName(key, TOP_LEVEL_FIELDS);
     throw fileError(
       file,
-      key,
+      shownField([key]),
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
         : 'unknown field. Remove it; a config file holds only "$schema", "servers", "governance" and "gateway".',

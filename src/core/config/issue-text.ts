@@ -27,17 +27,23 @@ export function shownText(value: string): string {
   return `${JSON.stringify(value.slice(0, SHOWN_CHARS))}… (${value.length} characters)`;
 }
 
+/**
+ * A dotted field path as messages show it: a segment (a key under `env`, `headers`, …) past
+ * 40 characters is cut, so the path of a huge key stays short.
+ */
+export function shownField(path: readonly string[]): string {
+  return path.map((p) => (p.length <= 40 ? p : `${p.slice(0, 40)}…`)).join('.');
+}
+
 /** Explains the first issue of a failed parse of `schema`. */
 export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType, hints: FieldHints = {}): IssueText {
   const path = issue.path.map(String);
-  const field = path.join('.') || '(entry)';
+  const field = shownField(path) || '(entry)';
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     const known = knownKeysAt(schema, issue.path);
     const shown = shownText(key);
-    const unknownField = [...path, key.length <= SHOWN_CHARS ? key : `${key.slice(0, SHOWN_CHARS)}…`].join(
-      '.',
-    );
+    const unknownField = shownField([...path, key]);
     const guess = closestName(key, known);
     const problem = guess
       ? `unknown field ${shown}. Did you mean "${guess}"? Rename it.`
