@@ -367,6 +367,14 @@ describe('one invalid entry among good ones', () => {
       error: { code: 'CONFIG_INVALID' },
     });
     expect(rows.find((r) => r.name === 'more')?.state).toBe('connected');
+    // `doctor` says what is wrong with it; `reload` reports it failed with the rest.
+    const doctor = await cli(p, 'doctor', 'typo');
+    expect(doctor.code).toBe(3);
+    expect(doctor.all).toMatch(/config\s+.*field "comand"/);
+    const reloaded = await cli(p, '--json', 'reload');
+    const states = (JSON.parse(reloaded.out[0]!) as { servers: { name: string; state: string }[] }).servers;
+    expect(states.find((s) => s.name === 'typo')?.state).toBe('failed');
+    expect(states.find((s) => s.name === 'good')?.state).toBe('connected');
     // `remove` fixes the file: the broken entry goes, the comment stays.
     expect((await cli(p, 'remove', 'typo')).code).toBe(0);
     const after = await loadConfig({ projectDir: p.project, homeDir: p.home }, { invalidEntries: 'collect' });

@@ -110,64 +110,78 @@ function model(stream: string, max: number): SplitLine[] {
   return out;
 }
 
-describe('JSON-lines fuzz, pure parts', () => {
-  it('the line splitter matches its model for any stream cut into any chunks', () => {
-    const { seed, runs, ms } = fuzzSettings('line splitter fuzz', { runs: 3000, ms: 2000 });
-    const r = new Random(seed);
-    const started = performance.now();
-    let cases = 0;
-    for (; cases < runs && performance.now() - started < ms; cases++) {
-      const max = r.pick([8, 64, 1000]);
-      const parts = Array.from({ length: r.int(12) }, () =>
-        r.pick([line(r), '', ' ', '\r', 'x'.repeat(r.int(2 * max)), `${line(r)}\r`]),
-      );
-      const stream = parts.join('\n') + (r.chance(0.5) ? '\n' : '');
-      const splitter = new LineSplitter(max);
-      const got: SplitLine[] = [];
-      for (let at = 0; at < stream.length; ) {
-        const size = 1 + r.int(r.chance(0.2) ? stream.length : 16);
-        got.push(...splitter.push(stream.slice(at, at + size)));
-        at += size;
-      }
-      got.push(...splitter.end());
-      expect(got, `seed ${seed}, case ${cases}: ${excerpt(stream)}`).toEqual(model(stream, max));
-    }
-    expect(cases).toBeGreaterThanOrEqual(Math.min(runs, 300));
-  });
+const SPLITTER = fuzzSettings('line splitter fuzz', { runs: 3000, ms: 1500 });
+const REQUESTS = fuzzSettings('request fuzz', { runs: 5000, ms: 1500 });
+const HOST = fuzzSettings('jsonl host fuzz', { runs: 250, ms: 60_000 });
 
-  it('every line parses into a request or a protocol error that says what to do', () => {
-    const { seed, runs, ms } = fuzzSettings('request fuzz', { runs: 5000, ms: 2000 });
-    const r = new Random(seed + 1);
-    const started = performance.now();
-    let cases = 0;
-    let requests = 0;
-    const failures: string[] = [];
-    for (; cases < runs && performance.now() - started < ms && failures.length < 5; cases++) {
-      const text = line(r);
-      const where = `seed ${seed}, case ${cases}: ${excerpt(text)}`;
-      try {
-        const parsed = parseRequestLine(text);
-        if (!parsed.ok) {
-          const { code, message } = parsed.error;
-          if (!PROTOCOL_CODES.includes(code) || message.length === 0 || message.length > 2000)
-            failures.push(`${where}: ${code} ${message.slice(0, 200)} (${message.length} characters)`);
-          continue;
+describe('JSON-lines fuzz, pure parts', () => {
+  it(
+    'the line splitter matches its model for any stream cut into any chunks',
+    async () => {
+      const { seed, runs, ms } = SPLITTER;
+      const r = new Random(seed);
+      const started = performance.now();
+      let cases = 0;
+      for (; cases < runs && performance.now() - started < ms; cases++) {
+        if (cases % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+        const max = r.pick([8, 64, 1000]);
+        const parts = Array.from({ length: r.int(12) }, () =>
+          r.pick([line(r), '', ' ', '\r', 'x'.repeat(r.int(2 * max)), `${line(r)}\r`]),
+        );
+        const stream = parts.join('\n') + (r.chance(0.5) ? '\n' : '');
+        const splitter = new LineSplitter(max);
+        const got: SplitLine[] = [];
+        for (let at = 0; at < stream.length; ) {
+          const size = 1 + r.int(r.chance(0.2) ? stream.length : 16);
+          got.push(...splitter.push(stream.slice(at, at + size)));
+          at += size;
         }
-        requests++;
-        if (parsed.request.op !== 'mcp_set') continue;
-        try {
-          normalizeServerEntry(parsed.request.server, { file: 'jsonl' });
-        } catch (error) {
-          if (!isSwitchboardError(error, 'CONFIG_INVALID') || error.message.length > 2000)
-            failures.push(`${where}: the entry threw ${String(error).slice(0, 300)}`);
-        }
-      } catch (error) {
-        failures.push(`${where}: parseRequestLine threw ${String(error).slice(0, 300)}`);
+        got.push(...splitter.end());
+        expect(got, `seed ${seed}, case ${cases}: ${excerpt(stream)}`).toEqual(model(stream, max));
       }
-    }
-    expect(failures).toEqual([]);
-    expect(requests).toBeGreaterThan(0);
-  });
+      expect(cases).toBeGreaterThanOrEqual(Math.min(runs, 300));
+    },
+    SPLITTER.ms + 30_000,
+  );
+
+  it(
+    'every line parses into a request or a protocol error that says what to do',
+    async () => {
+      const { seed, runs, ms } = REQUESTS;
+      const r = new Random(seed + 1);
+      const started = performance.now();
+      let cases = 0;
+      let requests = 0;
+      const failures: string[] = [];
+      for (; cases < runs && performance.now() - started < ms && failures.length < 5; cases++) {
+        if (cases % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+        const text = line(r);
+        const where = `seed ${seed}, case ${cases}: ${excerpt(text)}`;
+        try {
+          const parsed = parseRequestLine(text);
+          if (!parsed.ok) {
+            const { code, message } = parsed.error;
+            if (!PROTOCOL_CODES.includes(code) || message.length === 0 || message.length > 2000)
+              failures.push(`${where}: ${code} ${message.slice(0, 200)} (${message.length} characters)`);
+            continue;
+          }
+          requests++;
+          if (parsed.request.op !== 'mcp_set') continue;
+          try {
+            normalizeServerEntry(parsed.request.server, { file: 'jsonl' });
+          } catch (error) {
+            if (!isSwitchboardError(error, 'CONFIG_INVALID') || error.message.length > 2000)
+              failures.push(`${where}: the entry threw ${String(error).slice(0, 300)}`);
+          }
+        } catch (error) {
+          failures.push(`${where}: parseRequestLine threw ${String(error).slice(0, 300)}`);
+        }
+      }
+      expect(failures).toEqual([]);
+      expect(requests).toBeGreaterThan(0);
+    },
+    REQUESTS.ms + 30_000,
+  );
 });
 
 describe('JSON-lines fuzz, a real host', () => {
@@ -183,7 +197,9 @@ describe('JSON-lines fuzz, a real host', () => {
   });
 
   it('answers every line, stays alive, and answers a final mcp_list', async () => {
-    const { seed, runs } = fuzzSettings('jsonl host fuzz', { runs: 250, ms: 60_000 });
+    const { seed } = HOST;
+    // Lines through a real process cost far more than parses: a long run sends at most 5,000.
+    const runs = Math.min(HOST.runs, 5000);
     const r = new Random(seed + 2);
     const host = startJsonlHost(join(root, 'project'), join(root, 'data'), join(root, 'home'));
     await host.next('the first server list', (m) => m.type === 'mcp_servers');
@@ -234,7 +250,7 @@ describe('JSON-lines fuzz, a real host', () => {
       `jsonl host fuzz: ${lines} lines, ${host.messages.length} messages, ${servers} servers registered, errors ${JSON.stringify(count(codes))}`,
     );
     expect(await host.close()).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });
 
 function count(items: readonly unknown[]): Record<string, number> {
