@@ -13,7 +13,7 @@ import { parseVsCodeConfig } from '../../src/core/config/imports/vscode.js';
 import { isServerName } from '../../src/core/config/server-name.js';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
-import { excerpt, fuzzSettings, hostileValue, Random } from './fuzz-random.js';
+import { excerpt, fuzzSettings, hostileValue, MIN_CASES, Random } from './fuzz-random.js';
 
 /**
  * The config loader under random input: valid configs mutated (cut short, nested deep, long
@@ -210,7 +210,7 @@ describe('config loader fuzz', () => {
       const started = performance.now();
       let cases = 0;
       const failures: string[] = [];
-      while (cases < runs && performance.now() - started < ms && failures.length < 5) {
+      while (cases < runs && (cases < MIN_CASES || performance.now() - started < ms) && failures.length < 5) {
         const input = mutate(r);
         const t0 = performance.now();
         const wrong = judge(input) ?? judgeImport(input);
@@ -236,8 +236,7 @@ describe('config loader fuzz', () => {
         if (cases % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       expect(failures).toEqual([]);
-      // Bounded, but not vacuous: a fair number of cases ran, and some of them loaded.
-      expect(cases).toBeGreaterThanOrEqual(Math.min(runs, 300));
+      // Not vacuous: some of them loaded.
       expect(normalized).toBeGreaterThan(0);
       console.log(
         `config fuzz: ${cases} cases, ${normalized} loaded, ${Math.round(performance.now() - started)} ms`,

@@ -130,6 +130,12 @@ function nested(depth: number): unknown {
   return value;
 }
 
+/**
+ * Cases every fuzz loop runs whatever the clock says (unless told fewer): a loaded machine
+ * makes the time budget buy fewer cases, and a run of almost none would pass for nothing.
+ */
+export const MIN_CASES = 200;
+
 /** The fuzz settings: seed, number of cases and time budget, each overridable. */
 export function fuzzSettings(name: string, defaults: { runs: number; ms: number }) {
   const seed = Number(process.env.SWITCHBOARD_FUZZ_SEED ?? 20_261_202);
