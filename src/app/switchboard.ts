@@ -31,9 +31,19 @@ export interface Switchboard {
   close(): Promise<void>;
 }
 
+/**
+ * Reads the config files and starts a Host on them. An entry that does not normalize is not
+ * fatal: it is listed as a `failed` server with its error (`config.invalid`), and every other
+ * server runs. A file that does not parse, or whose `governance` or `gateway` section is
+ * invalid, still is: there is no entry to show, or the settings that protect the gateway
+ * would be left at their defaults.
+ */
 export async function createSwitchboard(options: SwitchboardOptions = {}): Promise<Switchboard> {
   const homeDir = options.homeDir ?? homedir();
-  const config = await loadConfig({ projectDir: options.projectDir ?? process.cwd(), homeDir });
+  const config = await loadConfig(
+    { projectDir: options.projectDir ?? process.cwd(), homeDir },
+    { invalidEntries: 'collect' },
+  );
   const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
   const only = options.only;
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
@@ -44,6 +54,7 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     dataDir,
     ...(databaseUrl && { database: databaseUrl }),
     servers: only ? config.servers.filter((s) => only.includes(s.name)) : config.servers,
+    invalidServers: (config.invalid ?? []).filter((e) => !only || only.includes(e.name)),
     sources: config.sources,
     // The config file's governance, unless the embedding app chose its own.
     governance: { ...config.governance, ...options.governance },

@@ -1,6 +1,6 @@
-import { loadConfigFile, projectConfigPath, userConfigPath } from '../config-files/load-config.js';
+import { projectConfigPath, userConfigPath } from '../config-files/load-config.js';
 import { writeServerEntries } from '../config-files/write-entries.js';
-import { SwitchboardError } from '../core/errors.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type RawServerEntryFields } from '../core/server-config.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
@@ -87,14 +87,6 @@ export async function addCommand(ctx: CliContext): Promise<ExitCode> {
   const file = request.user ? userConfigPath(ctx.homeDir) : projectConfigPath(ctx.projectDir);
   // The host's own check, so a refused entry never reaches the file.
   normalizeServerEntry({ name, ...fields }, { file });
-  const target = await loadConfigFile(file);
-  if (!request.force && target.servers.some((s) => s.name === name)) {
-    throw new SwitchboardError(
-      'INVALID_ARGUMENT',
-      `"${name}" is already in ${file}. Pass --force to replace it, or choose another name.`,
-      { details: { server: name, file } },
-    );
-  }
   const view = await openSetup(ctx);
   let notes: string[];
   try {
@@ -102,7 +94,20 @@ export async function addCommand(ctx: CliContext): Promise<ExitCode> {
   } finally {
     await view.close();
   }
-  const result = await writeServerEntries(file, [{ name, ...fields }], { existing: 'replace' });
+  // Whether the name is taken is decided under the file's lock: two adds of one name at once
+  // cannot both think it free.
+  const result = await writeServerEntries(file, [{ name, ...fields }], {
+    existing: request.force ? 'replace' : 'refuse',
+  }).catch((error: unknown) => {
+    if (isSwitchboardError(error, 'INVALID_ARGUMENT') && error.details.reason === 'exists') {
+      throw new SwitchboardError(
+        'INVALID_ARGUMENT',
+        `"${name}" is already in ${file}. Pass --force to replace it, or choose another name.`,
+        { cause: error, details: { server: name, file } },
+      );
+    }
+    throw error;
+  });
   const action = result.updated.includes(name) ? 'replaced' : 'added';
   if (ctx.json) {
     ctx.out(JSON.stringify({ server: name, action, file, entry: fields, notes }));
@@ -121,7 +126,7 @@ export async function addCommand(ctx: CliContext): Promise<ExitCode> {
 /** What else decides which entry of this name the host uses: a registration, or the other file. */
 function shadowNotes(view: SetupView, user: boolean, name: string): string[] {
   const notes: string[] = [];
-  const existing = view.servers.find((s) => s.config.name === name);
+  const existing = view.servers.find((s) => s.name === name);
   if (existing?.stored && existing.stored.source !== 'toggle') {
     notes.push(
       `a server registered at run time (${existing.stored.source}) is also called "${name}" and is used ` +

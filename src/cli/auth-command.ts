@@ -28,8 +28,14 @@ export async function authCommand(ctx: CliContext): Promise<ExitCode> {
   });
   const name = positionals[0];
   if (!name || positionals.length > 1) throw new UsageError('auth takes exactly one server name.');
-  const config = await loadConfig({ projectDir: ctx.projectDir, homeDir: ctx.homeDir });
+  // Another entry's mistake does not stop a login; this entry's own is the error.
+  const config = await loadConfig(
+    { projectDir: ctx.projectDir, homeDir: ctx.homeDir },
+    { invalidEntries: 'collect' },
+  );
   const server = config.servers.find((s) => s.name === name);
+  const invalid = config.invalid?.find((e) => e.name === name);
+  if (invalid) throw invalid.error;
   if (!server) {
     throw new SwitchboardError(
       'NOT_FOUND',

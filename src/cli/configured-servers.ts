@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { DATABASE_URL_ENV } from '../app/switchboard.js';
 import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
 import { SwitchboardError } from '../core/errors.js';
-import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import type { ServerConfig } from '../core/server-config.js';
+import { registrationOf } from '../host/server-registry.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store, StoredServer } from '../storage/ports.js';
 import type { CliContext } from './cli-context.js';
@@ -15,7 +16,11 @@ import type { CliContext } from './cli-context.js';
  * rules as `Host.create`. The setup verbs work from this so they touch only what they name.
  */
 export interface ConfiguredServer {
-  readonly config: ServerConfig;
+  readonly name: string;
+  /** The normalized entry; absent when it does not normalize (see `invalid`). */
+  readonly config?: ServerConfig;
+  /** Why the entry does not normalize (CONFIG_INVALID naming the field); the host holds it failed. */
+  readonly invalid?: SwitchboardError;
   readonly enabled: boolean;
   /** Where the host says the entry came from: a config file's path, or a registration's source. */
   readonly source: string;
@@ -50,15 +55,32 @@ export async function openStoreIfAny(ctx: Pick<CliContext, 'env' | 'dataDir'>): 
   return openStore(location);
 }
 
-/** Reads the config files and the store (if any) into a `SetupView`. */
+/**
+ * Reads the config files and the store (if any) into a `SetupView`. Entries that do not
+ * normalize are listed with `invalid` rather than thrown, so the verbs that fix them
+ * (`remove`, `disable`, `doctor`) work on them, and a broken entry never blocks work on others.
+ */
 export async function openSetup(ctx: CliContext): Promise<SetupView> {
-  const config = await loadConfig({ projectDir: ctx.projectDir, homeDir: ctx.homeDir });
+  const config = await loadConfig(
+    { projectDir: ctx.projectDir, homeDir: ctx.homeDir },
+    { invalidEntries: 'collect' },
+  );
   const store = await openStoreIfAny(ctx);
   try {
     const byName = new Map<string, ConfiguredServer>();
+    const fileOf = (name: string) => (Object.hasOwn(config.sources, name) ? config.sources[name] : undefined);
     for (const c of config.servers) {
-      const file = config.sources[c.name];
-      byName.set(c.name, { config: c, enabled: c.enabled, source: file ?? 'config', ...(file && { file }) });
+      const file = fileOf(c.name);
+      byName.set(c.name, {
+        name: c.name,
+        config: c,
+        enabled: c.enabled,
+        source: file ?? 'config',
+        ...(file && { file }),
+      });
+    }
+    for (const e of config.invalid ?? []) {
+      byName.set(e.name, { name: e.name, invalid: e.error, enabled: true, source: e.file, file: e.file });
     }
     for (const r of (await store?.servers.list()) ?? []) {
       const fromFile = byName.get(r.name);
@@ -67,9 +89,10 @@ export async function openSetup(ctx: CliContext): Promise<SetupView> {
         if (fromFile) byName.set(r.name, { ...fromFile, enabled: r.enabled, stored: r });
         continue;
       }
-      const config = normalizeServerEntry({ ...(r.entry as object), name: r.name }, { file: 'the store' });
+      const registration = registrationOf(r);
       byName.set(r.name, {
-        config,
+        name: r.name,
+        ...('config' in registration ? { config: registration.config } : { invalid: registration.error }),
         enabled: r.enabled,
         source: r.source,
         ...(fromFile?.file && { file: fromFile.file }),
@@ -92,9 +115,9 @@ export async function openSetup(ctx: CliContext): Promise<SetupView> {
 
 /** The server called `name`, or NOT_FOUND naming the files looked in and the known names. */
 export function findServer(view: SetupView, name: string): ConfiguredServer {
-  const found = view.servers.find((s) => s.config.name === name);
+  const found = view.servers.find((s) => s.name === name);
   if (found) return found;
-  const known = view.servers.map((s) => s.config.name);
+  const known = view.servers.map((s) => s.name);
   throw new SwitchboardError(
     'NOT_FOUND',
     `No server named "${name}" in ${view.config.files.project.path}, ${view.config.files.user.path} ` +

@@ -27,10 +27,16 @@ const CATALOG_GRACE_MS = 5_000;
 /** Beyond the slowest server's startup budget, before the command goes on without it. */
 const STARTUP_SLACK_MS = 5_000;
 
-/** The names of the configured servers (both config files), without starting anything. */
+/**
+ * The names of the configured servers (both config files), without starting anything; an
+ * entry that does not normalize is named too (the host lists it as failed).
+ */
 export async function configuredServerNames(ctx: CliContext): Promise<string[]> {
-  const config = await loadConfig({ projectDir: ctx.projectDir, homeDir: ctx.homeDir });
-  return config.servers.map((s) => s.name);
+  const config = await loadConfig(
+    { projectDir: ctx.projectDir, homeDir: ctx.homeDir },
+    { invalidEntries: 'collect' },
+  );
+  return [...config.servers.map((s) => s.name), ...(config.invalid ?? []).map((e) => e.name)];
 }
 
 /** Starts the servers and waits until they are up or have failed. Close the result when done. */

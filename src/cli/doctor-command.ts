@@ -43,7 +43,10 @@ export async function doctorCommand(ctx: CliContext): Promise<ExitCode> {
   let report: Awaited<ReturnType<typeof runDoctor>>;
   const { credentials, close } = await openCredentials(ctx);
   try {
-    report = await runDoctor(target, {
+    const checked = target.config
+      ? { config: target.config, enabled: target.enabled, source: target.source }
+      : { name: target.name, invalid: target.invalid!, enabled: target.enabled, source: target.source };
+    report = await runDoctor(checked, {
       env: ctx.env,
       dataDir: ctx.dataDir,
       credentials,

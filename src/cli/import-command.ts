@@ -47,7 +47,7 @@ export async function importCommand(ctx: CliContext): Promise<ExitCode> {
   const target = values.user ? userConfigPath(ctx.homeDir) : projectConfigPath(ctx.projectDir);
 
   const view = await openSetup(ctx);
-  const known = new Map(view.servers.map((s) => [s.config.name, s.source]));
+  const known = new Map(view.servers.map((s) => [s.name, s.source]));
   await view.close();
   const seen = new Set<string>();
   const plan: Planned[] = entries.map(({ entry, source }) => {

@@ -37,7 +37,7 @@ export async function reloadCommand(ctx: CliContext): Promise<ExitCode> {
     await view.close();
   }
   const snapshots = await connectOnce(ctx, servers, timeoutS);
-  const sources = new Map(servers.map((s) => [s.config.name, s.source]));
+  const sources = new Map(servers.map((s) => [s.name, s.source]));
   const rows = snapshots.map((s) => ({ ...s, source: sources.get(s.name) ?? 'config' }));
   if (ctx.json) {
     ctx.out(JSON.stringify({ servers: rows }));
@@ -59,7 +59,7 @@ async function connectOnce(
     // One attempt: a reload reports what is wrong now instead of retrying for two minutes.
     firstConnectDelaysMs: [],
   });
-  const spinner = startSpinner(`connecting ${servers.map((s) => s.config.name).join(', ')}`, {
+  const spinner = startSpinner(`connecting ${servers.map((s) => s.name).join(', ')}`, {
     stream: process.stderr,
     enabled: !ctx.json && !ctx.quiet && process.stderr.isTTY === true,
   });
@@ -70,6 +70,11 @@ async function connectOnce(
   supervisor.on('servers', update);
   try {
     for (const s of servers) {
+      // An entry that does not normalize has nothing to connect: it is reported failed, with why.
+      if (!s.config) {
+        supervisor.hold(s.name, s.invalid!, { enabled: s.enabled });
+        continue;
+      }
       const config =
         timeoutS === undefined
           ? s.config
@@ -77,7 +82,10 @@ async function connectOnce(
       supervisor.add(config, { enabled: s.enabled });
     }
     // A connect may be tried twice (an era or transport fallback): allow for both, and a margin.
-    const budget = Math.max(...servers.map((s) => (timeoutS ?? s.config.timeouts.connectMs / 1000) * 1000));
+    const budget = Math.max(
+      0,
+      ...servers.map((s) => (timeoutS ?? (s.config?.timeouts.connectMs ?? 0) / 1000) * 1000),
+    );
     const settled = await supervisor.settled(budget * 2 + 1000);
     return settled;
   } finally {

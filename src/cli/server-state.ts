@@ -52,6 +52,9 @@ function problemOf(status: ServerStatus): { text: string; code: SwitchboardError
     default: {
       const error = status.error;
       if (!error) return { text: `${name} is not connected.`, code: 'CONNECT_FAILED' };
+      // Its entry does not normalize: nothing to connect with, and the fix is the entry's.
+      if (error.code === 'CONFIG_INVALID')
+        return { text: `${name} cannot start (CONFIG_INVALID): ${error.message}`, code: 'CONFIG_INVALID' };
       // Keep the server's own code when it already reads as a connection failure (exit 3).
       const own = new SwitchboardError(error.code as SwitchboardErrorCode, error.message);
       const code = exitCodeOf(own) === EXIT.connection ? own.code : 'CONNECT_FAILED';

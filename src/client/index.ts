@@ -1,5 +1,7 @@
 /** Public API of the client layer: one connection to one MCP server. */
 
+export type { FileLockOptions } from '../core/files/file-lock.js';
+export { withFileLock } from '../core/files/file-lock.js';
 export type { AuthFailureReason } from './auth/auth-errors.js';
 export { findAuthError, loginCommand } from './auth/auth-errors.js';
 export { PENDING_LOGIN_TTL_MS } from './auth/authorization-completion.js';
@@ -9,8 +11,6 @@ export type { CredentialStore, StoredCredentials, StoredTokens } from './auth/cr
 export type { AuthorizationDiscovery } from './auth/discovery.js';
 export type { FileCredentialStoreOptions } from './auth/file-credential-store.js';
 export { FileCredentialStore } from './auth/file-credential-store.js';
-export type { FileLockOptions } from './auth/file-lock.js';
-export { withFileLock } from './auth/file-lock.js';
 export type { HttpAuthOptions } from './auth/http-auth.js';
 export { createOAuthSession } from './auth/http-auth.js';
 export type { LoginFlow, LoginOptions } from './auth/login/login.js';

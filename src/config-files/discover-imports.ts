@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { FOREIGN_CONFIG_MAX_BYTES } from '../core/config/config-text.js';
 import { parseClaudeCodeConfig } from '../core/config/imports/claude-code.js';
 import { parseClaudeDesktopConfig } from '../core/config/imports/claude-desktop.js';
 import { parseCodexConfig } from '../core/config/imports/codex.js';
@@ -7,7 +8,7 @@ import type { ImportClient, ImportedEntry } from '../core/config/imports/import-
 import { parseVsCodeConfig } from '../core/config/imports/vscode.js';
 import { parseWindsurfConfig } from '../core/config/imports/windsurf.js';
 import { describeError, isSwitchboardError } from '../core/errors.js';
-import { readTextIfExists } from './load-config.js';
+import { readTextIfExists } from './read-text.js';
 import { type WriteEntriesResult, writeServerEntries } from './write-entries.js';
 
 /** Where to look for other clients' configs. */
@@ -114,7 +115,7 @@ export async function discoverImports(options: DiscoverOptions): Promise<Discove
   for (const c of candidates(options)) {
     const base = { client: c.client, scope: c.scope, file: c.file };
     try {
-      const text = await readTextIfExists(c.file);
+      const text = await readTextIfExists(c.file, { maxBytes: FOREIGN_CONFIG_MAX_BYTES });
       if (text === undefined) continue;
       found.push({ ...base, ...c.parse(text, c.file) });
     } catch (error) {

@@ -1,15 +1,16 @@
 import { applyEdits, type JSONPath, modify } from 'jsonc-parser';
-import { normalizeConfigFile, parseConfigText } from '../core/config/config-file.js';
-import { SwitchboardError } from '../core/errors.js';
+import { readConfigText } from '../core/config/config-file.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { readTextIfExists } from './load-config.js';
-import { formattingOf } from './write-entries.js';
+import { withConfigLock } from './config-lock.js';
+import { readTextIfExists } from './read-text.js';
+import { checkEdit, entryNames, formattingOf } from './write-entries.js';
 
 /**
  * Edits one existing server entry of one of our config files in place: removing it, or
- * turning it on or off. Like `writeServerEntries`, the rest of the file (comments, order,
- * formatting) is kept, the edited text is checked before it is written, and the write is
- * atomic.
+ * turning it on or off. Like `writeServerEntries`, the edit holds the file's lock, the rest of
+ * the file (comments, order, formatting) is kept, the edited text is checked before it is
+ * written, and the write is atomic. An entry that does not normalize can still be removed
+ * (that is how it is fixed), and the file's other invalid entries do not stand in the way.
  */
 
 /**
@@ -29,23 +30,18 @@ export async function setServerEnabled(file: string, name: string, enabled: bool
   return editEntry(file, name, ['servers', name, 'enabled'], enabled ? undefined : false);
 }
 
-async function editEntry(file: string, name: string, path: JSONPath, value: unknown): Promise<boolean> {
-  const original = await readTextIfExists(file);
-  if (original === undefined) return false;
-  const names = normalizeConfigFile(parseConfigText(original, file), file).servers.map((s) => s.name);
-  if (!names.includes(name)) return false;
-  const edits = modify(original, path, value, { formattingOptions: formattingOf(original) });
-  if (edits.length === 0) return true;
-  const text = applyEdits(original, edits);
-  try {
-    normalizeConfigFile(parseConfigText(text, file), file);
-  } catch (error) {
-    throw new SwitchboardError(
-      'CONFIG_WRITE_FAILED',
-      `Editing server "${name}" in ${file} produced an invalid file; nothing was written.`,
-      { cause: error, details: { file, server: name } },
-    );
-  }
-  await writeFileAtomic(file, text);
-  return true;
+function editEntry(file: string, name: string, path: JSONPath, value: unknown): Promise<boolean> {
+  return withConfigLock(file, async () => {
+    const original = await readTextIfExists(file);
+    if (original === undefined) return false;
+    const before = readConfigText(original, file, { invalidEntries: 'collect' });
+    if (!entryNames(before).includes(name)) return false;
+    const edits = modify(original, path, value, { formattingOptions: formattingOf(original) });
+    if (edits.length === 0) return true;
+    const text = applyEdits(original, edits);
+    // A removed entry is written by nobody; a toggled one must stay as valid as it was.
+    checkEdit(before, text, file, []);
+    await writeFileAtomic(file, text);
+    return true;
+  });
 }

@@ -1,12 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type ConfigFile,
   mergeConfigs,
-  normalizeConfigFile,
-  parseConfigText,
+  type NormalizeConfigOptions,
+  readConfigText,
 } from '../core/config/config-file.js';
-import { describeError, SwitchboardError } from '../core/errors.js';
+import { readTextIfExists } from './read-text.js';
+
+export { readTextIfExists } from './read-text.js';
 
 /** Where Switchboard's two config files are looked for. */
 export interface ConfigLocations {
@@ -35,40 +36,39 @@ export function userConfigPath(homeDir: string): string {
 }
 
 /**
- * Reads a file's text, or undefined when it does not exist. Other failures (permissions, a
- * directory in its place) are CONFIG_READ_FAILED.
+ * Reads and normalizes one of our config files; a missing file is an empty config. With
+ * `invalidEntries: 'collect'`, entries that do not normalize come back in `invalid`.
  */
-export async function readTextIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SwitchboardError(
-      'CONFIG_READ_FAILED',
-      `Could not read ${file}: ${describeError(error)}. Check that it is a readable file.`,
-      { cause: error, details: { file } },
-    );
-  }
-}
-
-/** Reads and normalizes one of our config files; a missing file is an empty config. */
-export async function loadConfigFile(file: string): Promise<ConfigFile & { readonly found: boolean }> {
+export async function loadConfigFile(
+  file: string,
+  options: NormalizeConfigOptions = {},
+): Promise<ConfigFile & { readonly found: boolean }> {
   const text = await readTextIfExists(file);
-  if (text === undefined) return { servers: [], found: false };
-  return { ...normalizeConfigFile(parseConfigText(text, file), file), found: true };
+  if (text === undefined)
+    return { servers: [], ...(options.invalidEntries === 'collect' && { invalid: [] }), found: false };
+  return { ...readConfigText(text, file, options), found: true };
 }
 
 /**
  * Loads the user's and the project's config and merges them: a project entry replaces the
- * user entry of the same name. Missing files are fine; an invalid one is CONFIG_INVALID.
+ * user entry of the same name. Missing files are fine; an invalid one is CONFIG_INVALID —
+ * or, with `invalidEntries: 'collect'`, an invalid entry is listed in `invalid` (with the
+ * file it is in, in `sources`) and the rest loads.
  */
-export async function loadConfig(locations: ConfigLocations): Promise<LoadedConfig> {
+export async function loadConfig(
+  locations: ConfigLocations,
+  options: NormalizeConfigOptions = {},
+): Promise<LoadedConfig> {
   const userPath = userConfigPath(locations.homeDir);
   const projectPath = projectConfigPath(locations.projectDir);
-  const [user, project] = await Promise.all([loadConfigFile(userPath), loadConfigFile(projectPath)]);
-  const sources: Record<string, string> = {};
-  for (const s of user.servers) sources[s.name] = userPath;
-  for (const s of project.servers) sources[s.name] = projectPath;
+  const [user, project] = await Promise.all([
+    loadConfigFile(userPath, options),
+    loadConfigFile(projectPath, options),
+  ]);
+  // No prototype: a server may be called "constructor" or "toString".
+  const sources: Record<string, string> = Object.create(null);
+  for (const s of [...user.servers, ...(user.invalid ?? [])]) sources[s.name] = userPath;
+  for (const s of [...project.servers, ...(project.invalid ?? [])]) sources[s.name] = projectPath;
   return {
     ...mergeConfigs(user, project),
     sources,

@@ -1,3 +1,4 @@
+import { FOREIGN_CONFIG_MAX_BYTES } from '../core/config/config-text.js';
 import { parseClaudeCodeConfig } from '../core/config/imports/claude-code.js';
 import { parseClaudeDesktopConfig } from '../core/config/imports/claude-desktop.js';
 import { parseCodexConfig } from '../core/config/imports/codex.js';
@@ -6,7 +7,7 @@ import type { ImportClient, ImportResult } from '../core/config/imports/import-e
 import { parseVsCodeConfig } from '../core/config/imports/vscode.js';
 import { parseWindsurfConfig } from '../core/config/imports/windsurf.js';
 import { SwitchboardError } from '../core/errors.js';
-import { readTextIfExists } from './load-config.js';
+import { readTextIfExists } from './read-text.js';
 
 /** Every client `readImportFile` knows, in the order people usually name them. */
 export const IMPORT_CLIENTS: readonly ImportClient[] = [
@@ -40,7 +41,7 @@ export async function readImportFile(
   file: string,
   options: { readonly projectDir: string },
 ): Promise<ImportResult> {
-  const text = await readTextIfExists(file);
+  const text = await readTextIfExists(file, { maxBytes: FOREIGN_CONFIG_MAX_BYTES });
   if (text === undefined) {
     throw new SwitchboardError('NOT_FOUND', `${file} does not exist. Check the path given with --path.`, {
       details: { file },

@@ -1,12 +1,20 @@
 /** Public API of the core layer: errors, config and interpolation. */
 
-export type { ConfigFile } from './config/config-file.js';
+export type { ConfigFile, InvalidEntry, NormalizeConfigOptions } from './config/config-file.js';
 export {
   configFileSchema,
   mergeConfigs,
   normalizeConfigFile,
   parseConfigText,
+  readConfigText,
 } from './config/config-file.js';
+export type { ConfigTextLimits } from './config/config-text.js';
+export {
+  CONFIG_MAX_BYTES,
+  FOREIGN_CONFIG_LIMITS,
+  FOREIGN_CONFIG_MAX_BYTES,
+  OWN_CONFIG_LIMITS,
+} from './config/config-text.js';
 export type {
   GatewayAuthConfig,
   GatewayAuthMode,
@@ -49,6 +57,13 @@ export type { ImportClient, ImportedEntry, ImportResult } from './config/imports
 export { parseVsCodeConfig } from './config/imports/vscode.js';
 export { parseWindsurfConfig } from './config/imports/windsurf.js';
 export { configJsonSchema } from './config/json-schema.js';
+export {
+  isServerName,
+  SERVER_NAME_MAX_LENGTH,
+  SERVER_NAME_RULE,
+  serverNameProblem,
+  serverNameSchema,
+} from './config/server-name.js';
 export type { SwitchboardErrorCode, SwitchboardErrorDetails } from './errors.js';
 export { describeError, isSwitchboardError, SwitchboardError } from './errors.js';
 export type { InterpolationSite } from './interpolate.js';

@@ -8,7 +8,8 @@ import {
   SERVER_NAME_PATTERN,
   serverEntryFieldsSchema,
 } from './config/entry-schema.js';
-import { describeIssue } from './config/issue-text.js';
+import { describeIssue, shownText } from './config/issue-text.js';
+import { shownName } from './config/server-name.js';
 import { SwitchboardError } from './errors.js';
 
 /**
@@ -172,9 +173,13 @@ export function configEntryError(
   problem: string,
 ): SwitchboardError {
   const where = source.file ? `${source.file}: ` : '';
-  return new SwitchboardError('CONFIG_INVALID', `${where}server "${entry}", field "${field}": ${problem}`, {
-    details: { file: source.file, server: entry, field },
-  });
+  return new SwitchboardError(
+    'CONFIG_INVALID',
+    `${where}server "${shownName(entry)}", field "${field}": ${problem}`,
+    {
+      details: { file: source.file, server: entry, field },
+    },
+  );
 }
 
 /** Parses a protocol setting: auto | modern | legacy | a known revision date. */
@@ -201,6 +206,7 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
   }
   const e = parsed.data;
   const transport = normalizeTransport(e, source);
+  const auth = entryAuth(e, transport, source);
   if (e.auth?.type === 'oauth' && transport.kind === 'stdio') {
     throw configEntryError(
       source,
@@ -216,7 +222,7 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
       source,
       e.name,
       'protocol',
-      `"${e.protocol}" is not a protocol mode. Use "auto", "modern", "legacy" or one of ${KNOWN_PROTOCOL_VERSIONS.join(', ')}.`,
+      `${shownText(e.protocol ?? '')} is not a protocol mode. Use "auto", "modern", "legacy" or one of ${KNOWN_PROTOCOL_VERSIONS.join(', ')}.`,
     );
   }
   const [min, max] = REQUEST_TIMEOUT_RANGE_S;
@@ -238,7 +244,7 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
     ...(e.roots ? { roots: e.roots } : {}),
     enabled: e.enabled ?? true,
     startupTimeoutMs: startupS !== undefined ? startupS * 1000 : DEFAULT_STARTUP_TIMEOUT_MS,
-    ...(e.auth ? { auth: normalizeAuth(e.auth) } : {}),
+    ...(auth ? { auth } : {}),
     trust: e.trust ?? 'untrusted',
     tools,
     deferral: e.deferral ?? 'deferred',
@@ -254,6 +260,33 @@ function issueSchema(raw: unknown): z.ZodType {
   return member
     ? rawServerEntrySchema.extend({ auth: AUTH_SCHEMAS[member as keyof typeof AUTH_SCHEMAS] })
     : rawServerEntrySchema;
+}
+
+/**
+ * The entry's credentials: `auth`, or the short form `api_key` (a bearer token, as the key is
+ * sent). Both at once would leave it unclear which one is meant, so that is refused.
+ */
+function entryAuth(
+  e: z.output<typeof rawServerEntrySchema>,
+  transport: TransportConfig,
+  source: EntrySource,
+): AuthConfig | undefined {
+  if (e.api_key === undefined) return e.auth ? normalizeAuth(e.auth) : undefined;
+  if (e.auth !== undefined)
+    throw configEntryError(
+      source,
+      e.name,
+      'api_key',
+      '"api_key" and "auth" are both set. Keep one: "api_key" is short for "auth": { "type": "bearer", "token": … }.',
+    );
+  if (transport.kind === 'stdio')
+    throw configEntryError(
+      source,
+      e.name,
+      'api_key',
+      '"api_key" is for a remote server ("url"). Give a local server its key through "env".',
+    );
+  return { type: 'bearer', token: e.api_key };
 }
 
 function normalizeAuth(auth: NonNullable<z.output<typeof rawServerEntrySchema>['auth']>): AuthConfig {
@@ -315,7 +348,7 @@ function normalizeTransport(e: z.output<typeof rawServerEntrySchema>, source: En
         source,
         e.name,
         'url',
-        `"${e.url}" is not a URL. Write it as http://host:port/path or https://…`,
+        `${shownText(e.url)} is not a URL. Write it as http://host:port/path or https://…`,
       );
     }
     if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
@@ -323,7 +356,7 @@ function normalizeTransport(e: z.output<typeof rawServerEntrySchema>, source: En
         source,
         e.name,
         'url',
-        `"${e.url}" uses ${parsedUrl.protocol}; only http: and https: are supported.`,
+        `${shownText(e.url)} uses ${shownText(parsedUrl.protocol)}; only http: and https: are supported.`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import type { CallOptions, ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
+import type { InvalidEntry } from '../core/config/config-file.js';
 import type { GovernanceConfig } from '../core/config/governance-config.js';
 import type { ServerConfig } from '../core/server-config.js';
 import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
@@ -19,6 +20,11 @@ export interface HostOptions {
   readonly only?: readonly string[];
   /** Servers from configuration files (registrations in the store are added to them). */
   readonly servers?: readonly ServerConfig[];
+  /**
+   * Entries of configuration files that do not normalize: listed as `failed` servers with
+   * their error (never started), so one mistake does not stop the others.
+   */
+  readonly invalidServers?: readonly InvalidEntry[];
   /** Where each of `servers` came from (a file path), by name; shown in the status. */
   readonly sources?: Readonly<Record<string, string>>;
   /** Passed to every connection (elicitation, sampling handlers…). */

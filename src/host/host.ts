@@ -39,7 +39,7 @@ import type { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
 import type { MediaStore } from './media/media-store.js';
 import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
-import { ServerRegistry } from './server-registry.js';
+import { fileServers, ServerRegistry } from './server-registry.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
 export type { HostCallOptions } from './governed-call.js';
@@ -136,11 +136,7 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Opens the store, starts every enabled server in the background, and returns at once. */
   static async create(options: HostOptions = {}): Promise<Host> {
     const host = new Host(await assembleHost(options));
-    const files = (options.servers ?? []).map((config) => ({
-      config,
-      enabled: config.enabled,
-      source: options.sources?.[config.name] ?? 'config',
-    }));
+    const files = fileServers(options.servers ?? [], options.invalidServers ?? [], options.sources);
     await host.registry.restore(files, options.only);
     return host;
   }

@@ -1,15 +1,22 @@
+import type { InvalidEntry } from '../core/config/config-file.js';
+import { shownName } from '../core/config/server-name.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import type { ServerRepository, StoredServer } from '../storage/ports.js';
 import { unknownServer } from './host-errors.js';
 import type { LogFiles } from './logs/log-files.js';
 import { secretsOf } from './secrets.js';
-import type { Supervisor } from './supervisor/supervisor.js';
+import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
 /**
  * Which servers the host knows and where each came from: entries of configuration files, and
  * registrations kept in the store (made at run time through the API, the JSON-lines protocol
  * or an agent). It is the one place that turns an entry into a supervised server, so the
  * stored registration, the normalized config, the log's secrets and the supervisor agree.
+ *
+ * An entry that does not normalize — a config-file entry with a mistake, a registration stored
+ * by an older version or damaged — is held as a `failed` server with its error: the host runs
+ * the others, the person sees what to fix, and nothing about it can stop a restart.
  */
 export interface ServerRegistryOptions {
   readonly repository: ServerRepository;
@@ -25,26 +32,66 @@ export interface TrackedServer {
   readonly source: string;
 }
 
+/** A server whose entry does not normalize: held `failed` with `error` (see `Supervisor.hold`). */
+export interface HeldServer {
+  readonly name: string;
+  readonly error: SwitchboardError;
+  readonly enabled: boolean;
+  readonly source: string;
+  /** What the entry seems to be, for the listing. */
+  readonly transport: ServerSnapshot['transport'];
+}
+
+/** Either kind of server the registry knows. */
+export type RegistryEntry = TrackedServer | HeldServer;
+
+/** The servers of configuration files: the valid ones, and the invalid ones to hold. */
+export function fileServers(
+  servers: readonly ServerConfig[],
+  invalid: readonly InvalidEntry[],
+  sources: Readonly<Record<string, string>> = {},
+): RegistryEntry[] {
+  const sourceOf = (name: string) => (Object.hasOwn(sources, name) ? sources[name]! : 'config');
+  return [
+    ...servers.map((config) => ({ config, enabled: config.enabled, source: sourceOf(config.name) })),
+    ...invalid.map(({ name, file, error, entry }) => ({
+      name,
+      error,
+      enabled: true,
+      source: Object.hasOwn(sources, name) ? sources[name]! : file,
+      transport: transportOf(entry),
+    })),
+  ];
+}
+
+function nameOf(entry: RegistryEntry): string {
+  return 'config' in entry ? entry.config.name : entry.name;
+}
+
 export class ServerRegistry {
   private readonly configs = new Map<string, ServerConfig>();
+  private readonly held = new Map<string, SwitchboardError>();
   private readonly sources = new Map<string, string>();
 
   constructor(private readonly options: ServerRegistryOptions) {}
 
-  /** The normalized config of a server, or undefined. */
+  /** The normalized config of a server, or undefined (also for a held one). */
   config(name: string): ServerConfig | undefined {
     return this.configs.get(name);
   }
 
-  /** The config of a known server; NOT_FOUND otherwise. */
+  /** The config of a known server; a held one's error, or NOT_FOUND, otherwise. */
   require(name: string): ServerConfig {
     const config = this.configs.get(name);
-    if (!config) throw unknownServer(name);
-    return config;
+    if (config) return config;
+    const held = this.held.get(name);
+    if (held) throw held;
+    throw unknownServer(name);
   }
 
+  /** Whether the server is known, runnable or held. */
   has(name: string): boolean {
-    return this.configs.has(name);
+    return this.configs.has(name) || this.held.has(name);
   }
 
   /** Where a server came from (a file path, or the registration's source). */
@@ -56,11 +103,11 @@ export class ServerRegistry {
    * Starts the servers of configuration files together with the registrations in the store.
    * A registration replaces a file entry of the same name; a `toggle` row is only a file
    * entry's on/off flag (the file's entry stays the truth, later edits count), and one whose
-   * entry left the file is ignored.
+   * entry left the file is ignored. Entries that do not normalize are held as failed.
    */
-  async restore(files: readonly TrackedServer[], only?: readonly string[]): Promise<void> {
+  async restore(files: readonly RegistryEntry[], only?: readonly string[]): Promise<void> {
     const merged = mergeRegistrations(files, await this.options.repository.list());
-    for (const server of merged) if (!only || only.includes(server.config.name)) this.track(server);
+    for (const server of merged) if (!only || only.includes(nameOf(server))) this.track(server);
   }
 
   /** Stores a registration (replacing one of the same name) and starts the server at once. */
@@ -73,6 +120,7 @@ export class ServerRegistry {
   async unregister(name: string): Promise<void> {
     await this.options.repository.remove(name);
     this.configs.delete(name);
+    this.held.delete(name);
     this.sources.delete(name);
     await this.options.supervisor.remove(name);
   }
@@ -82,40 +130,89 @@ export class ServerRegistry {
     const { repository, supervisor } = this.options;
     if (await repository.get(name)) await repository.setEnabled(name, enabled);
     else {
-      this.require(name);
+      if (!this.has(name)) throw unknownServer(name);
       // A server from a config file: remember only the toggle in the store, keyed by its name.
       await repository.upsert({ name, entry: {}, enabled, source: 'toggle' });
     }
     await supervisor.setEnabled(name, enabled);
   }
 
-  /** Connects a server afresh with its current config. */
+  /** Connects a server afresh with its current config; a held one stays failed until fixed. */
   reload(name: string): void {
+    if (this.held.has(name)) return;
     this.options.supervisor.reload(name, this.require(name));
   }
 
-  private track({ config, enabled, source }: TrackedServer): void {
+  private track(server: RegistryEntry): void {
+    const { supervisor, logs } = this.options;
+    if (!('config' in server)) {
+      this.configs.delete(server.name);
+      this.held.set(server.name, server.error);
+      this.sources.set(server.name, server.source);
+      supervisor.hold(server.name, server.error, { enabled: server.enabled, transport: server.transport });
+      return;
+    }
+    const { config, enabled, source } = server;
+    this.held.delete(config.name);
     this.configs.set(config.name, config);
     this.sources.set(config.name, source);
-    this.options.logs.setSecrets(config.name, secretsOf(config));
-    this.options.supervisor.add(config, { enabled });
+    logs.setSecrets(config.name, secretsOf(config));
+    supervisor.add(config, { enabled });
   }
 }
 
 /** The file entries with the stored registrations applied (see `ServerRegistry.restore`). Pure. */
 export function mergeRegistrations(
-  files: readonly TrackedServer[],
+  files: readonly RegistryEntry[],
   stored: readonly StoredServer[],
-): TrackedServer[] {
-  const byName = new Map(files.map((server) => [server.config.name, server]));
+): RegistryEntry[] {
+  const byName = new Map(files.map((server) => [nameOf(server), server]));
   for (const row of stored) {
     if (row.source === 'toggle') {
       const fromFile = byName.get(row.name);
       if (fromFile) byName.set(row.name, { ...fromFile, enabled: row.enabled });
       continue;
     }
-    const config = normalizeServerEntry({ ...(row.entry as object), name: row.name });
-    byName.set(row.name, { config, enabled: row.enabled, source: row.source });
+    byName.set(row.name, registrationOf(row));
   }
   return [...byName.values()];
+}
+
+/** A stored registration as the host runs it, or held with what is wrong with it. Pure. */
+export function registrationOf(row: StoredServer): RegistryEntry {
+  const { name, enabled, source } = row;
+  const entry = row.entry;
+  const where = `the store (registered through ${source})`;
+  try {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new SwitchboardError(
+        'CONFIG_INVALID',
+        `${where}: server "${shownName(name)}": the stored entry is not an object (it is damaged).`,
+        { details: { server: name, field: '(entry)' } },
+      );
+    }
+    return { config: normalizeServerEntry({ ...entry, name }, { file: where }), enabled, source };
+  } catch (error) {
+    const cause = isSwitchboardError(error) ? error : undefined;
+    return {
+      name,
+      enabled,
+      source,
+      transport: transportOf(entry),
+      error: new SwitchboardError(
+        'CONFIG_INVALID',
+        `${describeError(error)} This registration cannot start: register the server again with a valid ` +
+          `entry, or remove it (switchboard remove ${shownName(name)}).`,
+        { cause: error, details: { ...cause?.details, server: name, source } },
+      ),
+    };
+  }
+}
+
+/** What a raw entry seems to be: its `transport`, else http for a `url`, else stdio. */
+function transportOf(entry: unknown): ServerSnapshot['transport'] {
+  const fields = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+  if (fields.transport === 'http' || fields.transport === 'sse' || fields.transport === 'stdio')
+    return fields.transport;
+  return typeof fields.url === 'string' ? 'http' : 'stdio';
 }

@@ -10,6 +10,7 @@ export type { EventStatus } from './schema.js';
 /** A server entry as stored: the entry itself is opaque JSON, validated by its owner. */
 export interface StoredServer {
   readonly name: string;
+  /** The entry as stored (JSON); its text when that no longer parses (a damaged row). */
   readonly entry: unknown;
   readonly enabled: boolean;
   /** Where the entry came from, e.g. `config:/path/file.json`, `api`, `registry`. */

@@ -7,12 +7,24 @@ import type { Database, ServersTable } from './schema.js';
 function toServer(row: Selectable<ServersTable>): StoredServer {
   return {
     name: row.name,
-    entry: fromJson(row.entry),
+    entry: entryOf(row.entry),
     enabled: row.enabled !== 0,
     source: row.source,
     createdAt: fromTime(row.created_at),
     updatedAt: fromTime(row.updated_at),
   };
+}
+
+/**
+ * The stored entry; a text that no longer parses (a damaged row) comes back as that text, so
+ * that one bad row is reported as that server's problem instead of failing every listing.
+ */
+function entryOf(text: string): unknown {
+  try {
+    return fromJson(text);
+  } catch {
+    return text;
+  }
 }
 
 /** The server repository of `db`. */

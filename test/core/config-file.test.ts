@@ -143,3 +143,42 @@ describe('mergeConfigs', () => {
     ]);
   });
 });
+
+describe('entries that do not normalize', () => {
+  const raw = { servers: { good: { command: 'x' }, typo: { comand: 'x' }, remote: { url: 'ftp://h' } } };
+
+  it('throw by default, and are collected with their error and entry on request', () => {
+    expect(thrown(() => normalizeConfigFile(raw, 'a.json')).details).toMatchObject({
+      server: 'typo',
+      field: 'comand',
+    });
+    const loaded = normalizeConfigFile(raw, 'a.json', { invalidEntries: 'collect' });
+    expect(loaded.servers.map((s) => s.name)).toEqual(['good']);
+    expect(loaded.invalid?.map((e) => [e.name, e.file, e.error.details.field])).toEqual([
+      ['typo', 'a.json', 'comand'],
+      ['remote', 'a.json', 'url'],
+    ]);
+    expect(loaded.invalid?.[1]?.entry).toEqual({ url: 'ftp://h' });
+  });
+
+  it('never hide a broken file section: governance and gateway still throw', () => {
+    const broken = { servers: {}, gateway: { auth: { mode: 'nope' } } };
+    expect(() => normalizeConfigFile(broken, 'a.json', { invalidEntries: 'collect' })).toThrow(/gateway/);
+  });
+
+  it('merge like entries: an invalid project entry replaces the user one, a valid one an invalid one', () => {
+    const user = normalizeConfigFile({ servers: { a: { command: 'x' }, b: { comand: 'x' } } }, 'user.json', {
+      invalidEntries: 'collect',
+    });
+    const project = normalizeConfigFile(
+      { servers: { a: { comand: 'y' }, b: { command: 'y' } } },
+      'project.json',
+      { invalidEntries: 'collect' },
+    );
+    const merged = mergeConfigs(user, project);
+    expect(merged.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['b', { kind: 'stdio', command: 'y', args: [], env: {} }],
+    ]);
+    expect(merged.invalid?.map((e) => [e.name, e.file])).toEqual([['a', 'project.json']]);
+  });
+});

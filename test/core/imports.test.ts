@@ -38,7 +38,7 @@ describe('Claude Desktop', () => {
     expect(entries.map((e) => e.entry.name)).toEqual(['my-server']);
     expect(warnings).toEqual([
       'server "my server": "alwaysAllow" not imported (no Switchboard equivalent).',
-      'server "my server" was renamed "my-server" (names use letters, digits, "_", "." and "-").',
+      'server "my server" was renamed "my-server" (a server name has 1 to 64 characters: letters, digits, "_", "." and "-", starting with a letter or digit).',
       `server "broken" was not imported: ${file}: server "broken", field "command": neither "command" nor "url" is set. Add "command" (local server) or "url" (remote server).`,
       'server "n" is not an object and was not imported.',
     ]);

@@ -19,7 +19,7 @@ describe('configJsonSchema', () => {
       };
     };
     expect(schema.additionalProperties).toBe(false);
-    expect(schema.properties.servers.propertyNames.pattern).toBe('^[A-Za-z0-9_.-]+$');
+    expect(schema.properties.servers.propertyNames.pattern).toBe('^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$');
     const entry = schema.properties.servers.additionalProperties as {
       additionalProperties: boolean;
       properties: object;

@@ -134,6 +134,38 @@ describe('normalizeServerEntry: auth', () => {
   });
 });
 
+describe('normalizeServerEntry: api_key and bounds', () => {
+  it('takes "api_key" on a remote entry as a bearer token, variables kept', () => {
+    const c = normalizeServerEntry({ name: 't', url: 'https://t.example/mcp', api_key: '${TICKETS_KEY}' });
+    expect(c.auth).toEqual({ type: 'bearer', token: '${TICKETS_KEY}' });
+  });
+
+  it('refuses "api_key" with "auth", or on a local server, naming the field', () => {
+    const both = rejection({
+      name: 't',
+      url: 'https://t/mcp',
+      api_key: 'k',
+      auth: { type: 'bearer', token: 'x' },
+    });
+    expect(both.details.field).toBe('api_key');
+    expect(both.message).toContain('Keep one');
+    const local = rejection({ name: 't', command: 'x', api_key: 'k' });
+    expect(local.message).toContain('"api_key" is for a remote server ("url")');
+  });
+
+  it('refuses a timeout a timer cannot hold, and quotes a huge value shortly', () => {
+    expect(rejection({ name: 'a', command: 'x', timeouts: { connect: 86_401 } }).details.field).toBe(
+      'timeouts.connect',
+    );
+    expect(
+      normalizeServerEntry({ name: 'a', command: 'x', timeouts: { startup: 86_400 } }).startupTimeoutMs,
+    ).toBe(86_400_000);
+    const url = rejection({ name: 'a', url: `not a url ${'x'.repeat(100_000)}` });
+    expect(url.message.length).toBeLessThan(400);
+    expect(url.message).toContain('(100010 characters)');
+  });
+});
+
 describe('parseProtocolMode', () => {
   it('parses modes and known versions', () => {
     expect(parseProtocolMode(undefined)).toEqual({ kind: 'auto' });

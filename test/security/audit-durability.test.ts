@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/client/connection.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
-import { seededRandom } from '../helpers/seeded-random.js';
+import { Random } from './fuzz-random.js';
 
 /**
  * The audit's durability contract (docs/security.md): a call the gateway answered has its
@@ -71,10 +71,10 @@ function auditedCalls(dataDir: string): number {
 
 describe('audit durability under SIGKILL', () => {
   it(`keeps the record of every answered call (${TRIALS} seeded kills, seed ${SEED})`, async () => {
-    const random = seededRandom(SEED);
+    const random = new Random(SEED);
     for (let trial = 0; trial < TRIALS; trial++) {
       const url = await startGateway();
-      const killAfter = 50 + Math.floor(random() * 250);
+      const killAfter = 50 + random.int(250);
       const clients = await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
           const c = new Connection({

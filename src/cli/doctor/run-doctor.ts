@@ -13,8 +13,19 @@ import { type DoctorConnection, type DoctorReport, type DoctorStep, skipped } fr
  * connect with a trace (spawn, handshake and protocol version, capabilities, list counts) and
  * the login state. A failed step skips the steps that depend on it.
  */
-export interface DoctorTarget {
+export type DoctorTarget = RunnableTarget | InvalidTarget;
+
+/** A server whose entry normalizes: every step is checked. */
+export interface RunnableTarget {
   readonly config: ServerConfig;
+  readonly enabled: boolean;
+  readonly source: string;
+}
+
+/** A server whose entry does not normalize: the config step fails with why, the rest is skipped. */
+export interface InvalidTarget {
+  readonly name: string;
+  readonly invalid: SwitchboardError;
   readonly enabled: boolean;
   readonly source: string;
 }
@@ -38,6 +49,7 @@ const LIST_STEPS = ['capabilities', 'tools', 'resources', 'prompts'] as const;
 
 /** Checks one server and returns the report; never throws for what it finds, only reports it. */
 export async function runDoctor(target: DoctorTarget, options: DoctorOptions): Promise<DoctorReport> {
+  if (!('config' in target)) return invalidReport(target, options);
   const { config } = target;
   const steps: DoctorStep[] = [];
   const add = (...more: DoctorStep[]) => {
@@ -79,6 +91,21 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions): P
     return report();
   }
   return report(await traceConnect(config, options, add));
+}
+
+/** The report of an entry that does not normalize: its error, and nothing else checked. */
+function invalidReport(target: InvalidTarget, options: DoctorOptions): DoctorReport {
+  const steps: DoctorStep[] = [
+    {
+      step: 'config',
+      status: 'fail',
+      detail: `the entry from ${target.source} is not valid: ${target.invalid.message}`,
+      fix: `Correct the entry of "${target.name}" as the message says (or remove it: switchboard remove ${target.name}).`,
+    },
+    ...skipped(['variables', 'handshake', ...LIST_STEPS], 'skipped until the entry is valid'),
+  ];
+  for (const step of steps) options.onStep?.(step);
+  return { server: target.name, transport: 'stdio', source: target.source, steps };
 }
 
 /** Connects once and traces it; returns what the handshake told, if it got through. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { closestName } from '../../core/config/did-you-mean.js';
-import { describeIssue } from '../../core/config/issue-text.js';
+import { describeIssue, shownText } from '../../core/config/issue-text.js';
+import { serverNameSchema } from '../../core/config/server-name.js';
 import type { ProtocolError, RequestId } from './messages.js';
 
 /**
@@ -26,8 +27,9 @@ const SCHEMAS = {
   mcp_set: z.strictObject({
     op: z.literal('mcp_set'),
     id: requestId.optional(),
-    // The entry's own fields are checked by the host's config schema, which names them.
-    server: z.looseObject({ name: nonEmpty }),
+    // The name is held to the one rule of every entry point here; the entry's other fields are
+    // checked by the host's config schema, which names them.
+    server: z.looseObject({ name: serverNameSchema }),
   }),
   mcp_remove: z.strictObject({ op: z.literal('mcp_remove'), id: requestId.optional(), name: nonEmpty }),
   mcp_toggle: z.strictObject({
@@ -132,7 +134,7 @@ export function parseRequestLine(line: string): ParsedLine {
     const fix = guess ? `Did you mean "${guess}"?` : `Use one of ${OPS.join(', ')}.`;
     return failure(
       'UNKNOWN_OP',
-      `Unknown op ${JSON.stringify(op)}. ${fix} Example: ${EXAMPLES[guess ?? 'mcp_list']}`,
+      `Unknown op ${typeof op === 'string' ? shownText(op) : describeKind(op)}. ${fix} Example: ${EXAMPLES[guess ?? 'mcp_list']}`,
       id,
     );
   }

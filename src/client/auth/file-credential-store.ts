@@ -8,8 +8,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describeError, SwitchboardError } from '../../core/errors.js';
+import { withFileLock } from '../../core/files/file-lock.js';
 import type { CredentialStore, StoredCredentials } from './credential-store.js';
-import { withFileLock } from './file-lock.js';
 
 /** The credential format this version writes and reads; older ones will be migrated on read. */
 export const CREDENTIALS_FORMAT_VERSION = 1;
@@ -186,6 +186,8 @@ export class FileCredentialStore implements CredentialStore {
     const lockFile = this.lockFileOf(server, issuer);
     const timeoutMs = options.timeoutMs ?? this.lockTimeoutMs;
     return withFileLock(lockFile, fn, {
+      label: 'credentials lock',
+      busyHint: 'Another Switchboard process is probably refreshing the same token; retry.',
       ...(timeoutMs !== undefined && { timeoutMs }),
       ...(this.staleLockMs !== undefined && { staleMs: this.staleLockMs }),
     });

@@ -1,6 +1,5 @@
-import { type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { z } from 'zod';
-import { SwitchboardError } from '../errors.js';
+import { isSwitchboardError, SwitchboardError } from '../errors.js';
 import {
   configEntryError,
   normalizeServerEntry,
@@ -8,6 +7,7 @@ import {
   type ServerConfig,
   serverEntryFieldsSchema,
 } from '../server-config.js';
+import { parseConfigText } from './config-text.js';
 import { closestName } from './did-you-mean.js';
 import { type GatewaySection, gatewaySchema, mergeGateway, parseGateway } from './gateway-config.js';
 import {
@@ -16,6 +16,10 @@ import {
   mergeGovernance,
   parseGovernance,
 } from './governance-config.js';
+import { shownField } from './issue-text.js';
+import { SERVER_NAME_RULE, serverNameProblem } from './server-name.js';
+
+export { lineAndColumn, parseConfigText } from './config-text.js';
 
 /**
  * Switchboard's own config file (`switchboard.json` in a project, `~/.switchboard/config.json`
@@ -34,64 +38,50 @@ export const configFileSchema = z
     servers: z
       .record(z.string().regex(SERVER_NAME_PATTERN), serverEntryFieldsSchema)
       .optional()
-      .describe('Upstream MCP servers, keyed by name (letters, digits, "_", "." and "-").'),
+      .describe(`Upstream MCP servers, keyed by name (${SERVER_NAME_RULE}).`),
     governance: governanceSchema.optional(),
     gateway: gatewaySchema.optional(),
   })
   .describe('Switchboard configuration: switchboard.json (project) or ~/.switchboard/config.json (user).');
 
+/**
+ * An entry of a config file that could not be normalized: its name (the key under `servers`,
+ * whatever it is) and why, as CONFIG_INVALID naming the file, the entry and the field.
+ */
+export interface InvalidEntry {
+  readonly name: string;
+  readonly file: string;
+  readonly error: SwitchboardError;
+  /** The entry as written (the value under its key). */
+  readonly entry: unknown;
+}
+
 /** The normalized content of one config file, or of user and project merged. */
 export interface ConfigFile {
   readonly servers: readonly ServerConfig[];
+  /**
+   * Entries that could not be normalized, when they were collected (`invalidEntries:
+   * 'collect'`) rather than thrown: a daemon shows them as failed servers and runs the rest.
+   */
+  readonly invalid?: readonly InvalidEntry[];
   /** The fields the file sets; defaults are applied where the settings are used. */
   readonly governance?: Partial<GovernanceConfig>;
   /** The gateway fields the file sets; `resolveGateway` applies the defaults. */
   readonly gateway?: GatewaySection;
 }
 
+/** What to do with a server entry that does not normalize. */
+export interface NormalizeConfigOptions {
+  /**
+   * `throw` (default): the first such entry is the file's error. `collect`: it is returned in
+   * `invalid` and the other entries load. Errors of the file itself (its syntax, an unknown
+   * top-level field, the `governance` and `gateway` sections) always throw: running with a
+   * security section left at its defaults because it was mistyped is not an option.
+   */
+  readonly invalidEntries?: 'throw' | 'collect';
+}
+
 const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance', 'gateway'] as const;
-
-/** Plain words for jsonc-parser's error codes (by their printed name). */
-const PARSE_PROBLEMS: Readonly<Record<string, string>> = {
-  InvalidSymbol: 'unexpected character',
-  CommaExpected: 'a comma is missing',
-  ColonExpected: 'a colon is missing',
-  PropertyNameExpected: 'a property name in double quotes is expected',
-  ValueExpected: 'a value is expected',
-  CloseBraceExpected: 'a closing "}" is missing',
-  CloseBracketExpected: 'a closing "]" is missing',
-  EndOfFileExpected: 'there is more text after the end of the object',
-  UnexpectedEndOfString: 'a string is not closed',
-  UnexpectedEndOfComment: 'a /* comment is not closed',
-  InvalidEscapeCharacter: 'invalid escape in a string',
-};
-
-/** 1-based line and column of `offset` in `text`. */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset).split(/\r\n|\r|\n/);
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
-}
-
-/**
- * Parses the text of a config file (JSON with comments and trailing commas). An empty file
- * is an empty config. Throws CONFIG_INVALID naming `file:line:column` for a syntax error.
- */
-export function parseConfigText(text: string, file: string): unknown {
-  const body = text.replace(/^\uFEFF/, '');
-  const errors: ParseError[] = [];
-  const value: unknown = parse(body, errors, { allowTrailingComma: true, allowEmptyContent: true });
-  const first = errors[0];
-  if (first) {
-    const { line, column } = lineAndColumn(body, first.offset);
-    const problem = PARSE_PROBLEMS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error);
-    throw new SwitchboardError(
-      'CONFIG_INVALID',
-      `${file}:${line}:${column}: ${problem}. Fix the JSON there (comments and trailing commas are allowed).`,
-      { details: { file, line, column } },
-    );
-  }
-  return value ?? {};
-}
 
 function fileError(file: string, field: string, problem: string): SwitchboardError {
   return new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${problem}`, {
@@ -107,7 +97,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Validates a parsed config file and normalizes its servers, in file order. Every rejection
  * names the file, the entry and the field, and says how to fix it.
  */
-export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
+export function normalizeConfigFile(
+  raw: unknown,
+  file: string,
+  options: NormalizeConfigOptions = {},
+): ConfigFile {
   if (!isPlainObject(raw)) {
     throw fileError(file, '(file)', 'the file must hold an object like { "servers": { "name": { … } } }.');
   }
@@ -123,7 +117,7 @@ export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
     const guess = closestName(key, TOP_LEVEL_FIELDS);
     throw fileError(
       file,
-      key,
+      shownField([key]),
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
         : 'unknown field. Remove it; a config file holds only "$schema", "servers", "governance" and "gateway".',
@@ -136,21 +130,40 @@ export function normalizeConfigFile(raw: unknown, file: string): ConfigFile {
   if (!isPlainObject(servers)) {
     throw fileError(file, 'servers', 'must be an object keyed by server name: { "fs": { "command": "…" } }.');
   }
+  const governance = raw.governance !== undefined ? parseGovernance(raw.governance, file) : undefined;
+  const gateway = raw.gateway !== undefined ? parseGateway(raw.gateway, file) : undefined;
+  const normalized: ServerConfig[] = [];
+  const invalid: InvalidEntry[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    try {
+      normalized.push(normalizeNamedEntry(name, entry, file));
+    } catch (error) {
+      if (options.invalidEntries !== 'collect' || !isSwitchboardError(error, 'CONFIG_INVALID')) throw error;
+      invalid.push({ name, file, error, entry });
+    }
+  }
   return {
-    servers: Object.entries(servers).map(([name, entry]) => normalizeNamedEntry(name, entry, file)),
-    ...(raw.governance !== undefined && { governance: parseGovernance(raw.governance, file) }),
-    ...(raw.gateway !== undefined && { gateway: parseGateway(raw.gateway, file) }),
+    servers: normalized,
+    ...(options.invalidEntries === 'collect' && { invalid }),
+    ...(governance !== undefined && { governance }),
+    ...(gateway !== undefined && { gateway }),
   };
+}
+
+/** Parses and normalizes the text of one of our config files (`parseConfigText` + `normalizeConfigFile`). */
+export function readConfigText(text: string, file: string, options: NormalizeConfigOptions = {}): ConfigFile {
+  return normalizeConfigFile(parseConfigText(text, file), file, options);
 }
 
 function normalizeNamedEntry(name: string, entry: unknown, file: string): ServerConfig {
   const source = { file };
-  if (!SERVER_NAME_PATTERN.test(name)) {
+  const nameProblem = serverNameProblem(name);
+  if (nameProblem) {
     throw configEntryError(
       source,
       name,
       'name',
-      'a server name (its key under "servers") may use only letters, digits, "_", "." and "-". Rename the key.',
+      `${nameProblem}; ${SERVER_NAME_RULE}. Rename the key under "servers".`,
     );
   }
   if (!isPlainObject(entry)) {
@@ -175,16 +188,25 @@ function normalizeNamedEntry(name: string, entry: unknown, file: string): Server
 /**
  * Merges the user's config with the project's: a project entry replaces the user entry of
  * the same name as a whole (merging fields of a stdio entry into an http one would make a
- * server nobody wrote). User entries keep their order; new project entries follow.
+ * server nobody wrote), and so does a project entry that is invalid — the project meant to
+ * replace it, so the user's is not run in its place. User entries keep their order; new
+ * project entries follow.
  */
 export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile {
   const byName = new Map(project.servers.map((s) => [s.name, s]));
-  const merged = user.servers.map((s) => byName.get(s.name) ?? s);
+  const projectInvalid = new Set((project.invalid ?? []).map((e) => e.name));
+  const projectNames = new Set([...byName.keys(), ...projectInvalid]);
+  const merged = user.servers.filter((s) => !projectInvalid.has(s.name)).map((s) => byName.get(s.name) ?? s);
   const userNames = new Set(user.servers.map((s) => s.name));
+  const invalid = [
+    ...(user.invalid ?? []).filter((e) => !projectNames.has(e.name)),
+    ...(project.invalid ?? []),
+  ];
   const governance = mergeGovernance(user.governance ?? {}, project.governance ?? {});
   const gateway = mergeGateway(user.gateway ?? {}, project.gateway ?? {});
   return {
     servers: [...merged, ...project.servers.filter((s) => !userNames.has(s.name))],
+    ...((user.invalid !== undefined || project.invalid !== undefined) && { invalid }),
     ...(Object.keys(governance).length > 0 && { governance }),
     ...(Object.keys(gateway).length > 0 && { gateway }),
   };

@@ -22,6 +22,9 @@ export function closestName(word: string, known: readonly string[]): string | un
   const lower = word.toLowerCase();
   let best: { name: string; distance: number } | undefined;
   for (const name of known) {
+    // Lengths further apart than the limit can never match: skip the quadratic work (a key of
+    // a million characters costs nothing).
+    if (Math.abs(name.length - word.length) > 2) continue;
     const distance = editDistance(lower, name.toLowerCase());
     if (distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { name, distance };
   }

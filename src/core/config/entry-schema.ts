@@ -1,14 +1,20 @@
 import { z } from 'zod';
 import type { FieldHints } from './issue-text.js';
+import { SERVER_NAME_PATTERN, serverNameSchema } from './server-name.js';
 
 /**
  * The raw shape of a server entry as people write it (zod), and how each field is written
  * (appended to type errors). Normalizing it into a ServerConfig is server-config.ts's job.
  */
-export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+export { SERVER_NAME_PATTERN };
 
 const stringRecord = z.record(z.string(), z.string());
-const seconds = z.number().positive();
+/**
+ * A timeout in seconds: above 0 and at most a day. Node's timers hold at most 2^31-1 ms (24.8
+ * days) and fire at once past it, so an unbounded value would turn into no timeout at all.
+ */
+const MAX_SECONDS = 86_400;
+const seconds = z.number().positive().max(MAX_SECONDS);
 
 const GRANTS = ['authorization_code', 'client_credentials', 'jwt_bearer'] as const;
 const TOKEN_ENDPOINT_AUTH_METHODS = [
@@ -154,6 +160,13 @@ export const serverEntryFieldsSchema = z.strictObject({
   cwd: z.string().optional().describe('Working directory of the local server.'),
   url: z.string().optional().describe('Address of a remote server (http: or https:).'),
   headers: stringRecord.optional().describe('HTTP headers sent to a remote server.'),
+  api_key: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'An API key for a remote server, sent as "Authorization: Bearer <key>"; usually "${KEY}". Short for "auth": { "type": "bearer", "token": … }.',
+    ),
   auth: authSchema.optional(),
   enabled: z
     .boolean()
@@ -162,7 +175,10 @@ export const serverEntryFieldsSchema = z.strictObject({
   timeouts: z
     .strictObject({
       connect: seconds.optional().meta({ default: 60, description: 'Seconds for spawn and handshake.' }),
-      request: seconds
+      // Clamped to 1–3600 by normalize, so any positive number will do.
+      request: z
+        .number()
+        .positive()
         .optional()
         .meta({ default: 120, description: 'Seconds per request, clamped to 1–3600.' }),
       startup: seconds
@@ -210,7 +226,7 @@ export const serverEntryFieldsSchema = z.strictObject({
 
 /** The raw shape of one server entry with its name, as sent to the API or given to normalize. */
 export const rawServerEntrySchema = z.strictObject({
-  name: z.string().regex(SERVER_NAME_PATTERN, 'use only letters, digits, "_", "." and "-"'),
+  name: serverNameSchema,
   ...serverEntryFieldsSchema.shape,
 });
 
@@ -220,14 +236,16 @@ export type RawServerEntryFields = z.input<typeof serverEntryFieldsSchema>;
 
 /** How each field is written, appended to type errors. */
 export const FIELD_HINTS: FieldHints = {
+  name: 'a short name such as "weather" or "github-issues"',
   command: 'the program as a string, e.g. "npx"',
   args: 'a list of strings, e.g. ["-y", "@modelcontextprotocol/server-filesystem"]',
   env: 'an object of strings, e.g. { "API_KEY": "${API_KEY}" }',
   headers: 'an object of strings, e.g. { "Authorization": "Bearer ${TOKEN}" }',
   enabled: 'true or false',
-  'timeouts.connect': 'a number of seconds above 0, e.g. 60',
+  'timeouts.connect': 'a number of seconds above 0 and at most 86400, e.g. 60',
   'timeouts.request': 'a number of seconds above 0, e.g. 120',
-  'timeouts.startup': 'a number of seconds above 0, e.g. 120',
+  'timeouts.startup': 'a number of seconds above 0 and at most 86400, e.g. 120',
+  api_key: 'the key as a string, e.g. "${API_KEY}"',
   'tools.include': 'a list of tool-name globs, e.g. ["read_*"]',
   'tools.exclude': 'a list of tool-name globs, e.g. ["delete_*"]',
   roots: 'a list like [{ "uri": "file:///home/me/project" }]',

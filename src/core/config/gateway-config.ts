@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { SwitchboardError } from '../errors.js';
-import { describeIssue } from './issue-text.js';
+import { describeIssue, shownField } from './issue-text.js';
 
 /**
  * The `gateway` section of a config file: where `switchboard serve` listens, who may call it
@@ -416,7 +416,7 @@ export function parseGateway(raw: unknown, file: string): GatewaySection {
   const issue = parsed.error.issues[0]!;
   const described =
     issue.code === 'custom'
-      ? { field: issue.path.map(String).join('.'), problem: issue.message }
+      ? { field: shownField(issue.path.map(String)), problem: issue.message }
       : describeIssue(issue, gatewaySchema, HINTS);
   const field = ['gateway', described.field].filter((p) => p !== '' && p !== '(entry)').join('.');
   throw new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${described.problem}`, {

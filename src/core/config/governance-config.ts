@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SwitchboardError } from '../errors.js';
+import { describeIssue } from './issue-text.js';
 
 /**
  * The `governance` section of a config file: how calls are approved, which rules allow or deny
@@ -108,11 +109,12 @@ export const governanceSchema = z
 export function parseGovernance(raw: unknown, file: string): Partial<GovernanceConfig> {
   const parsed = governanceSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = ['governance', ...issue.path.map(String)].join('.');
+    // The issue's own words, with unknown keys quoted shortly (a key may be huge).
+    const described = describeIssue(parsed.error.issues[0]!, governanceSchema);
+    const field = ['governance', described.field].filter((p) => p !== '(entry)').join('.');
     throw new SwitchboardError(
       'CONFIG_INVALID',
-      `${file}: field "${field}": ${issue.message}. See schema/switchboard.schema.json for the allowed values.`,
+      `${file}: field "${field}": ${described.problem} See schema/switchboard.schema.json for the allowed values.`,
       { details: { file, field } },
     );
   }

@@ -15,18 +15,39 @@ export interface IssueText {
 /** How a field should be written, for type errors ("a list of strings, e.g. …"). */
 export type FieldHints = Readonly<Record<string, string>>;
 
+/** Characters of a value a message quotes before it is cut. */
+const SHOWN_CHARS = 80;
+
+/**
+ * A value as a message quotes it: JSON-quoted, cut past 80 characters with its length noted,
+ * so that an error about a huge or binary string stays one readable line.
+ */
+export function shownText(value: string): string {
+  if (value.length <= SHOWN_CHARS) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, SHOWN_CHARS))}… (${value.length} characters)`;
+}
+
+/**
+ * A dotted field path as messages show it: a segment (a key under `env`, `headers`, …) past
+ * 40 characters is cut, so the path of a huge key stays short.
+ */
+export function shownField(path: readonly string[]): string {
+  return path.map((p) => (p.length <= 40 ? p : `${p.slice(0, 40)}…`)).join('.');
+}
+
 /** Explains the first issue of a failed parse of `schema`. */
 export function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType, hints: FieldHints = {}): IssueText {
   const path = issue.path.map(String);
-  const field = path.join('.') || '(entry)';
+  const field = shownField(path) || '(entry)';
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     const known = knownKeysAt(schema, issue.path);
-    const unknownField = [...path, key].join('.');
+    const shown = shownText(key);
+    const unknownField = shownField([...path, key]);
     const guess = closestName(key, known);
     const problem = guess
-      ? `unknown field "${key}". Did you mean "${guess}"? Rename it.`
-      : `unknown field "${key}". Remove it; the known fields here are ${known.map((k) => `"${k}"`).join(', ')}.`;
+      ? `unknown field ${shown}. Did you mean "${guess}"? Rename it.`
+      : `unknown field ${shown}. Remove it; the known fields here are ${known.map((k) => `"${k}"`).join(', ')}.`;
     return { field: unknownField, problem };
   }
   const hint = hints[path.filter((p) => !/^\d+$/.test(p)).join('.')];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SERVER_NAME_PATTERN, serverEntryFieldsSchema } from '../../core/server-config.js';
+import { serverNameSchema } from '../../core/config/server-name.js';
+import { serverEntryFieldsSchema } from '../../core/server-config.js';
 
 /**
  * The API's JSON shapes as zod schemas: request bodies, which the routes validate with them,
@@ -23,11 +24,6 @@ const isoDate = () => z.string().meta({ format: 'date-time' });
 const jsonObject = () => z.record(z.string(), z.unknown());
 
 // ---- requests ---------------------------------------------------------------------------------
-
-export const serverNameSchema = z
-  .string()
-  .regex(SERVER_NAME_PATTERN, 'use only letters, digits, "_", "." and "-"')
-  .max(64);
 
 export const serverEntryBody = serverEntryFieldsSchema.register(requestSchemas, {
   id: 'ServerEntry',

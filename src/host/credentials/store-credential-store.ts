@@ -10,8 +10,8 @@ import {
   decodeCredentialDocument,
   encodeCredentialDocument,
 } from '../../client/auth/file-credential-store.js';
-import { KeyedQueue, pollWithBackoff } from '../../client/auth/lock-waiting.js';
 import { SwitchboardError } from '../../core/errors.js';
+import { KeyedQueue, pollWithBackoff } from '../../core/files/lock-waiting.js';
 import type { Store } from '../../storage/ports.js';
 import { CredentialCipher } from './credential-cipher.js';
 import { type LoadSecretKeyOptions, loadSecretKey } from './secret-key.js';

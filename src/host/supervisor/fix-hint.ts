@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type { ServerSnapshot } from './supervisor.js';
 
 /** What `fixHint` needs of a server's status: the snapshot and where its entry came from. */
@@ -23,8 +24,12 @@ export function fixHint(status: HintedStatus, logFile: string): string | undefin
         case 'ENV_VAR_MISSING':
           return `set the variable and try again (the entry is in ${status.source})`;
         case 'SPAWN_FAILED':
-        case 'CONFIG_INVALID':
           return `correct the entry in ${status.source} (log: ${logFile})`;
+        case 'CONFIG_INVALID':
+          // A file's entry is fixed in the file; a registration is registered again or removed.
+          return status.source === 'config' || isAbsolute(status.source)
+            ? `correct the entry in ${status.source}`
+            : `register it again with a valid entry, or remove it with: switchboard remove ${status.name}`;
         case 'CONNECT_TIMEOUT':
           return `check that the server starts, or raise its timeouts.connect (log: ${logFile})`;
         default:

@@ -62,7 +62,12 @@ export interface SupervisorOptions {
 }
 
 interface Runner {
-  config: ServerConfig;
+  readonly name: string;
+  readonly transport: ServerSnapshot['transport'];
+  /** What it connects with; absent for a held server (`hold`), which never connects. */
+  readonly config?: ServerConfig;
+  /** Why a held server cannot start: its error while it is shown `failed`. */
+  readonly held?: SwitchboardError;
   state: ServerState;
   connection?: Connection;
   counts: { tools: number; resources: number; prompts: number };
@@ -91,6 +96,8 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     const previous = this.runners.get(config.name);
     if (previous) void this.retire(previous);
     const runner: Runner = {
+      name: config.name,
+      transport: config.transport.kind,
       config,
       state: options.enabled === false ? 'disabled' : 'connecting',
       counts: { tools: 0, resources: 0, prompts: 0 },
@@ -100,7 +107,33 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     this.runners.set(config.name, runner);
     // Spawning is synchronous work: each server starts on its own turn of the event loop, so
     // start() returns at once and twenty servers do not freeze the process while they launch.
-    if (runner.state !== 'disabled') setImmediate(() => void this.run(runner, runner.generation));
+    if (runner.state !== 'disabled') setImmediate(() => void this.run(runner, config, runner.generation));
+    this.publish();
+  }
+
+  /**
+   * Adds or replaces a server that cannot start — its entry does not normalize (a stored
+   * registration of an older version, a broken config-file entry): it is listed `failed` with
+   * `error` (or `disabled`), never connected, until `add` replaces it or `remove` drops it.
+   * `transport` is what the entry seems to be, for the listing.
+   */
+  hold(
+    name: string,
+    error: SwitchboardError,
+    options: { enabled?: boolean; transport?: ServerSnapshot['transport'] } = {},
+  ): void {
+    const previous = this.runners.get(name);
+    if (previous) void this.retire(previous);
+    this.runners.set(name, {
+      name,
+      transport: options.transport ?? 'stdio',
+      held: error,
+      error,
+      state: options.enabled === false ? 'disabled' : 'failed',
+      counts: { tools: 0, resources: 0, prompts: 0 },
+      incomplete: [],
+      generation: (previous?.generation ?? 0) + 1,
+    });
     this.publish();
   }
 
@@ -121,13 +154,20 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       this.setState(runner, 'disabled');
       return;
     }
-    if (runner.state === 'disabled' || runner.state === 'failed' || runner.state === 'needs_auth')
-      this.add(runner.config);
+    if (runner.state !== 'disabled' && runner.state !== 'failed' && runner.state !== 'needs_auth') return;
+    // A held server has nothing to connect with: enabled, it is failed again, with its error.
+    if (!runner.config) this.setState(runner, 'failed');
+    else this.add(runner.config);
   }
 
-  /** Connects a server afresh (a failed one included), with its current or a new config. */
+  /**
+   * Connects a server afresh (a failed one included), with its current or a new config. A held
+   * server without a new config stays as it is: its entry must be fixed first.
+   */
   reload(name: string, config?: ServerConfig): void {
-    this.add(config ?? this.require(name).config);
+    const runner = this.require(name);
+    if (config) this.add(config);
+    else if (runner.config) this.add(runner.config);
   }
 
   /**
@@ -136,7 +176,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
    */
   async requireLogin(name: string, error: SwitchboardError): Promise<void> {
     const runner = this.runners.get(name);
-    if (!runner || runner.state === 'needs_auth' || runner.state === 'disabled') return;
+    if (!runner || runner.held || runner.state === 'needs_auth' || runner.state === 'disabled') return;
     await this.retire(runner);
     runner.error = error;
     this.setState(runner, 'needs_auth');
@@ -180,18 +220,18 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     await Promise.all(all.map((r) => this.retire(r)));
   }
 
-  private async run(runner: Runner, generation: number): Promise<void> {
+  private async run(runner: Runner, config: ServerConfig, generation: number): Promise<void> {
     const current = () => !this.stopped && runner.generation === generation;
     const delays = this.options.firstConnectDelaysMs ?? FIRST_CONNECT_DELAYS_MS;
     const backoff = this.options.runtimeBackoff ?? DEFAULT_RUNTIME_BACKOFF;
-    const startupDeadline = Date.now() + (this.options.startupMs ?? runner.config.startupTimeoutMs);
+    const startupDeadline = Date.now() + (this.options.startupMs ?? config.startupTimeoutMs);
     let everConnected = false;
     let attempt = 0;
     while (current()) {
       this.setState(runner, everConnected ? 'reconnecting' : 'connecting');
       const connection = (this.options.createConnection ?? ((o) => new Connection(o)))({
         ...this.options.connection,
-        config: runner.config,
+        config,
       });
       runner.connection = connection;
       try {
@@ -211,7 +251,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
         runner.incomplete = [];
         runner.error = new SwitchboardError(
           'UPSTREAM_DISCONNECTED',
-          `Server "${runner.config.name}" disconnected; reconnecting.`,
+          `Server "${runner.name}" disconnected; reconnecting.`,
         );
       } catch (error) {
         runner.error = isSwitchboardError(error)
@@ -280,7 +320,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
 
   private setState(runner: Runner, state: ServerState): void {
     runner.state = state;
-    if (this.runners.get(runner.config.name) === runner) this.publish();
+    if (this.runners.get(runner.name) === runner) this.publish();
   }
 
   private publish(): void {
@@ -309,8 +349,8 @@ function retryable(error: SwitchboardError): boolean {
 function snapshotOf(r: Runner): ServerSnapshot {
   const version = r.state === 'connected' ? r.connection?.protocolVersion : undefined;
   return {
-    name: r.config.name,
-    transport: r.config.transport.kind,
+    name: r.name,
+    transport: r.transport,
     state: r.state,
     ...(version !== undefined && { protocolVersion: version }),
     ...r.counts,

@@ -24,5 +24,12 @@ describe('fixHint', () => {
     expect(failed('SPAWN_FAILED')).toBe('correct the entry in switchboard.json (log: logs/gh.log)');
     expect(failed('CONNECT_TIMEOUT')).toContain('timeouts.connect');
     expect(failed('OTHER')).toBe('see the log: logs/gh.log');
+    // An entry that does not normalize: fixed in its file, or registered again.
+    const invalid = (source: string) =>
+      fixHint({ name: 'gh', source, state: 'failed', error: { code: 'CONFIG_INVALID', message: 'm' } }, log);
+    expect(invalid('/p/switchboard.json')).toBe('correct the entry in /p/switchboard.json');
+    expect(invalid('jsonl')).toBe(
+      'register it again with a valid entry, or remove it with: switchboard remove gh',
+    );
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../../src/client/connection-types.js';
 import { MemoryEraVerdictStore } from '../../../src/client/era.js';
-import { isSwitchboardError } from '../../../src/core/errors.js';
+import { isSwitchboardError, SwitchboardError } from '../../../src/core/errors.js';
 import { normalizeServerEntry, type RawServerEntry } from '../../../src/core/server-config.js';
 import { type ServerSnapshot, Supervisor } from '../../../src/host/supervisor/supervisor.js';
 import { kitchenSinkBin, misbehavingBin } from '../../fixtures/paths.js';
@@ -173,5 +173,38 @@ describe('Supervisor', () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  });
+});
+
+describe('Supervisor: a held server', () => {
+  it('is failed with its error, never connects, follows enable/disable, and is replaced by add', async () => {
+    const s = make();
+    const error = new SwitchboardError(
+      'CONFIG_INVALID',
+      'f.json: server "bad", field "comand": unknown field.',
+    );
+    s.hold('bad', error, { transport: 'http' });
+    expect(s.snapshot()).toEqual([
+      {
+        name: 'bad',
+        transport: 'http',
+        state: 'failed',
+        tools: 0,
+        resources: 0,
+        prompts: 0,
+        error: { code: 'CONFIG_INVALID', message: error.message },
+      },
+    ]);
+    s.reload('bad');
+    await s.setEnabled('bad', false);
+    expect(s.snapshot()[0]?.state).toBe('disabled');
+    await s.setEnabled('bad', true);
+    expect(s.snapshot()[0]).toMatchObject({ state: 'failed', error: { code: 'CONFIG_INVALID' } });
+    expect(s.connection('bad')).toBeUndefined();
+    expect(logs.filter((l) => l.server === 'bad')).toEqual([]);
+    // Fixed: the same name with a valid config connects.
+    s.add(kitchen('bad'));
+    await until(s, (snaps) => snaps[0]?.state === 'connected');
+    expect(s.snapshot()[0]?.error).toBeUndefined();
   });
 });

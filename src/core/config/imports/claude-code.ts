@@ -1,4 +1,4 @@
-import { parseConfigText } from '../config-file.js';
+import { FOREIGN_CONFIG_LIMITS, parseConfigText } from '../config-text.js';
 import { type ImportContext, type ImportedEntry, type ImportResult, isRecord } from './import-entry.js';
 import { convertServerMap } from './server-map.js';
 
@@ -18,7 +18,7 @@ export function parseClaudeCodeConfig(
   file: string,
   options: ClaudeCodeImportOptions = {},
 ): ImportResult {
-  const raw = parseConfigText(text, file);
+  const raw = parseConfigText(text, file, FOREIGN_CONFIG_LIMITS);
   const ctx: ImportContext = { client: 'claude-code', file, variables: { style: 'shell' }, warnings: [] };
   if (!isRecord(raw)) return { entries: [], warnings: [`${file}: not an object; nothing was imported.`] };
   const user = convertServerMap(raw.mcpServers, ctx, { where: 'mcpServers' });

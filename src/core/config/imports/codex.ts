@@ -1,6 +1,7 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { SwitchboardError } from '../../errors.js';
 import type { RawServerEntry } from '../../server-config.js';
+import { shownName } from '../server-name.js';
 import {
   finishEntry,
   type ImportContext,
@@ -37,7 +38,7 @@ export function parseCodexConfig(text: string, file: string): ImportResult {
   const entries: ImportedEntry[] = [];
   for (const [name, value] of Object.entries(servers)) {
     if (!isRecord(value)) {
-      ctx.warnings.push(`server "${name}" is not a table and was not imported.`);
+      ctx.warnings.push(`server "${shownName(name)}" is not a table and was not imported.`);
       continue;
     }
     const entry = convertCodexServer(name, value, ctx);
@@ -69,7 +70,7 @@ function convertCodexServer(
   v: Record<string, unknown>,
   ctx: ImportContext,
 ): ImportedEntry | undefined {
-  const where = `server "${name}"`;
+  const where = `server "${shownName(name)}"`;
   const w = ctx.warnings;
   // Values already in Switchboard syntax go through `extra`: literal text escaped, and the
   // variables Codex reads from its environment (env_vars, env_http_headers, bearer token).

@@ -1,4 +1,4 @@
-import { parseConfigText } from '../config-file.js';
+import { FOREIGN_CONFIG_LIMITS, parseConfigText } from '../config-text.js';
 import { type ImportContext, type ImportResult, isRecord } from './import-entry.js';
 import { convertServerMap } from './server-map.js';
 
@@ -16,7 +16,7 @@ export function parseCursorConfig(
   file: string,
   options: CursorImportOptions = {},
 ): ImportResult {
-  const raw = parseConfigText(text, file);
+  const raw = parseConfigText(text, file, FOREIGN_CONFIG_LIMITS);
   const ctx: ImportContext = {
     client: 'cursor',
     file,

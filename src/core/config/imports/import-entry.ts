@@ -1,5 +1,6 @@
 import { describeError } from '../../errors.js';
-import { normalizeServerEntry, type RawServerEntry, SERVER_NAME_PATTERN } from '../../server-config.js';
+import { normalizeServerEntry, type RawServerEntry } from '../../server-config.js';
+import { isServerName, SERVER_NAME_MAX_LENGTH, SERVER_NAME_RULE, shownName } from '../server-name.js';
 import { convertVariables, type VariableContext } from './variables.js';
 
 /**
@@ -76,9 +77,16 @@ export function stringList(value: unknown, where: string, warnings: string[]): s
   return undefined;
 }
 
-/** A name Switchboard accepts: invalid characters become "-". */
+/**
+ * A name Switchboard accepts (server-name.ts): runs of other characters become "-", what does
+ * not start with a letter or digit loses its start, and a name past 64 characters is cut.
+ */
 export function validServerName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '');
+  const cleaned = name
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, SERVER_NAME_MAX_LENGTH)
+    .replace(/[-.]+$/, '');
   return cleaned === '' ? 'server' : cleaned;
 }
 
@@ -91,11 +99,9 @@ export function finishEntry(
   fields: ForeignFields,
   ctx: ImportContext,
 ): ImportedEntry | undefined {
-  const validName = SERVER_NAME_PATTERN.test(name) ? name : validServerName(name);
+  const validName = isServerName(name) ? name : validServerName(name);
   if (validName !== name)
-    ctx.warnings.push(
-      `server "${name}" was renamed "${validName}" (names use letters, digits, "_", "." and "-").`,
-    );
+    ctx.warnings.push(`server "${shownName(name)}" was renamed "${validName}" (${SERVER_NAME_RULE}).`);
   const vars: VariableContext = { ...ctx.variables, warn: (m) => ctx.warnings.push(m) };
   const at = (field: string) => `server "${validName}", ${field}`;
   const text = (value: string, field: string) => convertVariables(value, at(field), vars);
@@ -116,7 +122,7 @@ export function finishEntry(
   try {
     normalizeServerEntry(entry, { file: ctx.file });
   } catch (error) {
-    ctx.warnings.push(`server "${name}" was not imported: ${describeError(error)}`);
+    ctx.warnings.push(`server "${shownName(name)}" was not imported: ${describeError(error)}`);
     return undefined;
   }
   return { source: `${ctx.client}:${ctx.file}`, entry };

@@ -1,3 +1,4 @@
+import { shownName } from '../server-name.js';
 import {
   type ForeignFields,
   finishEntry,
@@ -51,7 +52,7 @@ export function convertServerMap(
   const urlFields = options.urlFields ?? ['url'];
   const entries: ImportedEntry[] = [];
   for (const [name, value] of Object.entries(map)) {
-    const where = `server "${name}"`;
+    const where = `server "${shownName(name)}"`;
     if (!isRecord(value)) {
       ctx.warnings.push(`${where} is not an object and was not imported.`);
       continue;

@@ -1,4 +1,4 @@
-import { parseConfigText } from '../config-file.js';
+import { FOREIGN_CONFIG_LIMITS, parseConfigText } from '../config-text.js';
 import { type ImportContext, type ImportResult, isRecord } from './import-entry.js';
 import { convertServerMap } from './server-map.js';
 
@@ -17,7 +17,7 @@ export function parseVsCodeConfig(
   file: string,
   options: VsCodeImportOptions = {},
 ): ImportResult {
-  const raw = parseConfigText(text, file);
+  const raw = parseConfigText(text, file, FOREIGN_CONFIG_LIMITS);
   if (!isRecord(raw)) return { entries: [], warnings: [`${file}: not an object; nothing was imported.`] };
   const inputs: Record<string, string | undefined> = {};
   if (Array.isArray(raw.inputs)) {

@@ -1,4 +1,4 @@
-import { parseConfigText } from '../config-file.js';
+import { FOREIGN_CONFIG_LIMITS, parseConfigText } from '../config-text.js';
 import { type ImportContext, type ImportResult, isRecord } from './import-entry.js';
 import { convertServerMap } from './server-map.js';
 
@@ -7,7 +7,7 @@ import { convertServerMap } from './server-map.js';
  * server's address is `serverUrl` (older files: `url`); values may use `${env:VAR}`.
  */
 export function parseWindsurfConfig(text: string, file: string): ImportResult {
-  const raw = parseConfigText(text, file);
+  const raw = parseConfigText(text, file, FOREIGN_CONFIG_LIMITS);
   const ctx: ImportContext = { client: 'windsurf', file, variables: { style: 'editor' }, warnings: [] };
   const entries = isRecord(raw)
     ? convertServerMap(raw.mcpServers, ctx, {

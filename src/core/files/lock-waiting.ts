@@ -1,5 +1,6 @@
 /**
- * Waiting for a lock, shared by both credential-store backends: callers in one process queue
+ * Waiting for a lock, shared by every lock of Switchboard (the file lock of credentials and
+ * config files, the credential store's database lease): callers in one process queue
  * in memory (first come, first served), and the one at the head polls the cross-process lock
  * (a lock file, a database lease) with a growing, jittered backoff until its deadline.
  */

@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { describeError, SwitchboardError } from '../../core/errors.js';
+import { describeError, SwitchboardError, type SwitchboardErrorCode } from '../errors.js';
 import { KeyedQueue, pollWithBackoff } from './lock-waiting.js';
+import { isProcessAlive } from './process-alive.js';
 
 /** Options of `withFileLock`. */
 export interface FileLockOptions {
@@ -19,6 +20,19 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock older than this is taken over even if its holder looks alive, in ms (default 60 s). */
   staleMs?: number;
+  /** What the lock guards, for its errors, e.g. "credentials lock" (default "lock"). */
+  label?: string;
+  /** Who probably holds the lock and what to do, for the timeout error (default: retry). */
+  busyHint?: string;
+  /** The code of the lock's errors (default `STORAGE_FAILED`). */
+  errorCode?: SwitchboardErrorCode;
+}
+
+/** How a lock's errors read: its label, the hint when it is busy, their code. */
+interface LockWords {
+  readonly label: string;
+  readonly busyHint: string;
+  readonly code: SwitchboardErrorCode;
 }
 
 /** What a lock file holds. `nonce` tells this acquisition from a later one by the same pid. */
@@ -54,7 +68,12 @@ export async function withFileLock<T>(
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
   const deadline = Date.now() + timeoutMs;
-  const onTimeout = () => timeoutError(lockFile, timeoutMs, 'another caller in this process holds it');
+  const words: LockWords = {
+    label: options.label ?? 'lock',
+    busyHint: options.busyHint ?? 'Another process is probably using it; retry.',
+    code: options.errorCode ?? 'STORAGE_FAILED',
+  };
+  const onTimeout = () => timeoutError(lockFile, timeoutMs, 'another caller in this process holds it', words);
   // Queued before anything is awaited: callers of this process get the lock in call order.
   return processQueue.run(
     lockFile,
@@ -62,9 +81,9 @@ export async function withFileLock<T>(
       try {
         await mkdir(dirname(lockFile), { recursive: true, mode: 0o700 });
       } catch (error) {
-        throw lockError(lockFile, error);
+        throw lockError(lockFile, error, words);
       }
-      const nonce = await acquire(lockFile, deadline, timeoutMs, staleMs);
+      const nonce = await acquire(lockFile, { deadline, timeoutMs, staleMs, words });
       try {
         return await fn();
       } finally {
@@ -75,31 +94,34 @@ export async function withFileLock<T>(
   );
 }
 
+/** How one acquisition waits: until when, what counts as stale, how its errors read. */
+interface Acquisition {
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  readonly staleMs: number;
+  readonly words: LockWords;
+}
+
 /** Creates the lock file, waiting and taking over stale locks until `deadline`; returns its nonce. */
-async function acquire(
-  lockFile: string,
-  deadline: number,
-  timeoutMs: number,
-  staleMs: number,
-): Promise<string> {
+async function acquire(lockFile: string, how: Acquisition): Promise<string> {
+  const { deadline, timeoutMs, staleMs, words } = how;
   const nonce = randomBytes(8).toString('hex');
   let seen: Seen | undefined;
   const attempt = async (): Promise<string | undefined> => {
     // A lock just released or just taken over is tried again at once, a few times.
     for (let round = 0; round < 3; round++) {
       const content: LockContent = { pid: process.pid, hostname: hostname(), acquiredAt: Date.now(), nonce };
-      if (await tryCreate(lockFile, content)) {
+      if (await tryCreate(lockFile, content, words)) {
         heldHere.add(nonce);
         return nonce;
       }
-      seen = await inspect(lockFile);
-      if (seen && !(isStale(seen, staleMs) && (await takeOver(lockFile, seen.raw, staleMs))))
-        return undefined;
+      seen = await inspect(lockFile, words);
+      if (seen && !(isStale(seen, staleMs) && (await takeOver(lockFile, seen.raw, how)))) return undefined;
     }
     return undefined;
   };
   return pollWithBackoff(deadline, attempt, () =>
-    timeoutError(lockFile, timeoutMs, holderText(seen?.content)),
+    timeoutError(lockFile, timeoutMs, holderText(seen?.content), words),
   );
 }
 
@@ -107,13 +129,14 @@ async function acquire(
 async function tryCreate(
   file: string,
   content: LockContent | { guard: string; at: number },
+  words: LockWords,
 ): Promise<boolean> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(file, 'wx', 0o600);
   } catch (error) {
     if (codeOf(error) === 'EEXIST') return false;
-    throw lockError(file, error);
+    throw lockError(file, error, words);
   }
   try {
     await handle.writeFile(JSON.stringify(content), 'utf8');
@@ -131,13 +154,13 @@ interface Seen {
 }
 
 /** Reads the lock file; `undefined` when it vanished meanwhile (released: try again). */
-async function inspect(file: string): Promise<Seen | undefined> {
+async function inspect(file: string, words: LockWords): Promise<Seen | undefined> {
   try {
     const [raw, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
     return { raw, content: parseLock(raw), mtimeMs: info.mtimeMs };
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return undefined;
-    throw lockError(file, error);
+    throw lockError(file, error, words);
   }
 }
 
@@ -167,17 +190,7 @@ function isStale(seen: Seen, staleMs: number): boolean {
   if (Date.now() - content.acquiredAt > staleMs) return true;
   if (content.hostname !== hostname()) return false;
   if (content.pid === process.pid) return !heldHere.has(content.nonce);
-  return !isAlive(content.pid);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return codeOf(error) !== 'ESRCH';
-  }
+  return !isProcessAlive(content.pid);
 }
 
 /**
@@ -186,18 +199,19 @@ function isAlive(pid: number): boolean {
  * Whoever removed it then competes for the lock like everyone else. `false` when another
  * waiter holds the guard (wait, then look again).
  */
-async function takeOver(lockFile: string, staleRaw: string, staleMs: number): Promise<boolean> {
+async function takeOver(lockFile: string, staleRaw: string, how: Acquisition): Promise<boolean> {
+  const { staleMs, words } = how;
   const guard = `${lockFile}.takeover`;
-  if (!(await tryCreate(guard, { guard: randomBytes(8).toString('hex'), at: Date.now() }))) {
+  if (!(await tryCreate(guard, { guard: randomBytes(8).toString('hex'), at: Date.now() }, words))) {
     // A guard left by a process that died while holding it is removed, for the next round.
-    const seen = await inspect(guard);
+    const seen = await inspect(guard, words);
     if (seen && Date.now() - seen.mtimeMs > Math.min(GUARD_STALE_MS, staleMs))
-      await removeIfUnchanged(guard, seen.raw);
+      await removeIfUnchanged(guard, seen.raw, words);
     return false;
   }
   try {
-    const seen = await inspect(lockFile);
-    if (seen?.raw === staleRaw) await removeIfUnchanged(lockFile, staleRaw);
+    const seen = await inspect(lockFile, words);
+    if (seen?.raw === staleRaw) await removeIfUnchanged(lockFile, staleRaw, words);
     return true;
   } finally {
     await unlink(guard).catch(() => undefined);
@@ -208,13 +222,13 @@ async function takeOver(lockFile: string, staleRaw: string, staleMs: number): Pr
  * Removes `file` if it still holds `raw`: renamed aside first (only one renamer wins), checked,
  * then deleted; a file that turns out to have changed meanwhile is linked back in place.
  */
-async function removeIfUnchanged(file: string, raw: string): Promise<void> {
+async function removeIfUnchanged(file: string, raw: string, words: LockWords): Promise<void> {
   const aside = `${file}.${randomBytes(6).toString('hex')}.stale`;
   try {
     await rename(file, aside);
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return;
-    throw lockError(file, error);
+    throw lockError(file, error, words);
   }
   try {
     if ((await readFile(aside, 'utf8')) !== raw) await link(aside, file).catch(() => undefined);
@@ -229,7 +243,7 @@ async function removeIfUnchanged(file: string, raw: string): Promise<void> {
  */
 async function releaseLock(lockFile: string, nonce: string): Promise<void> {
   try {
-    const seen = await inspect(lockFile);
+    const seen = await inspect(lockFile, RELEASE_WORDS);
     if (seen?.content?.nonce === nonce) await unlink(lockFile);
   } catch {
     // See above: the stale-lock rules clean up after us.
@@ -244,20 +258,22 @@ function holderText(content: LockContent | undefined): string {
   return `it is held by pid ${content.pid} on ${content.hostname} since ${since}`;
 }
 
-function timeoutError(lockFile: string, timeoutMs: number, why: string): SwitchboardError {
+/** Releasing never reports an error (see `releaseLock`): its words are never read. */
+const RELEASE_WORDS: LockWords = { label: 'lock', busyHint: '', code: 'STORAGE_FAILED' };
+
+function timeoutError(lockFile: string, timeoutMs: number, why: string, words: LockWords): SwitchboardError {
   return new SwitchboardError(
-    'STORAGE_FAILED',
-    `Timed out after ${timeoutMs} ms waiting for the credentials lock ${lockFile}: ${why}. Another ` +
-      'Switchboard process is probably refreshing the same token; retry. If no such process is ' +
-      `running, delete ${lockFile}.`,
+    words.code,
+    `Timed out after ${timeoutMs} ms waiting for the ${words.label} ${lockFile}: ${why}. ${words.busyHint} ` +
+      `If no such process is running, delete ${lockFile}.`,
     { details: { lockFile, reason: 'lock-timeout' } },
   );
 }
 
-function lockError(file: string, error: unknown): SwitchboardError {
+function lockError(file: string, error: unknown, words: LockWords): SwitchboardError {
   return new SwitchboardError(
-    'STORAGE_FAILED',
-    `Cannot use the credentials lock ${file}: ${describeError(error)}. Check that its directory ` +
+    words.code,
+    `Cannot use the ${words.label} ${file}: ${describeError(error)}. Check that its directory ` +
       'exists and that this user may write to it.',
     { cause: error, details: { lockFile: file } },
   );
