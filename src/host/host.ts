@@ -21,8 +21,8 @@ import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
 import { CallerRelay } from './caller-relay.js';
-import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
-import { CatalogKeeper } from './catalog/catalog-keeper.js';
+import type { CatalogSnapshot } from './catalog/catalog.js';
+import { CatalogKeeper, type ServerTools } from './catalog/catalog-keeper.js';
 import { openStoreCredentialStore } from './credentials/store-credential-store.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { EventFeed } from './event-feed.js';
@@ -94,10 +94,12 @@ export interface CallHooks {
   ): Promise<void> | void;
 }
 
-/** A server's status: the supervisor's snapshot, where the entry came from, and its tools the catalog refused. */
-export interface ServerStatus extends ServerSnapshot {
+/**
+ * A server's status: the supervisor's snapshot, where the entry came from, and its tools as
+ * the catalog serves them (`tools` counts only served ones; refused ones are in `rejectedTools`).
+ */
+export interface ServerStatus extends ServerSnapshot, ServerTools {
   readonly source: string;
-  readonly rejectedTools: readonly Pick<RejectedTool, 'tool' | 'reason' | 'detail'>[];
 }
 
 export type HostEvents = {
@@ -240,13 +242,10 @@ export class Host extends TypedEmitter<HostEvents> {
   // ---- servers ---------------------------------------------------------------------------
 
   servers(): readonly ServerStatus[] {
-    const rejected = this.keeper.current.rejected;
     return this.supervisor.snapshot().map((snap) => ({
       ...snap,
+      ...this.keeper.toolsOf(snap),
       source: this.sources.get(snap.name) ?? 'unknown',
-      rejectedTools: rejected
-        .filter((r) => r.server === snap.name)
-        .map(({ tool, reason, detail }) => ({ tool, reason, detail })),
     }));
   }
 
