@@ -77,8 +77,7 @@ async function settle(ctx: CliContext, host: Host): Promise<void> {
         continue;
       }
       if (catalogComplete(host, servers)) break;
-      // Rejected tools alone do not change what the catalog offers, so it may never be
-      // republished for them: wait a little, then go on with what it holds.
+      // A listing that failed is never complete: wait a little, then go on with what it holds.
       grace ??= setTimeout(() => stop.abort(), CATALOG_GRACE_MS);
       spinner.update('reading what the servers offer');
     }
@@ -97,7 +96,7 @@ function catalogComplete(host: Host, servers: readonly ServerStatus[]): boolean 
     .filter((s) => s.state === 'connected')
     .every(
       (s) =>
-        count(catalog.tools, s.name) + count(catalog.rejected, s.name) === s.tools &&
+        count(catalog.tools, s.name) + count(catalog.rejected, s.name) === s.toolsListed &&
         count(catalog.resources, s.name) === s.resources &&
         count(catalog.prompts, s.name) === s.prompts,
     );

@@ -4,7 +4,8 @@ import type { ToolResult } from '../client/results.js';
 import type { InvalidEntry } from '../core/config/config-file.js';
 import type { GovernanceConfig } from '../core/config/governance-config.js';
 import type { ServerConfig } from '../core/server-config.js';
-import type { CatalogSnapshot, RejectedTool } from './catalog/catalog.js';
+import type { CatalogSnapshot } from './catalog/catalog.js';
+import type { ServerTools } from './catalog/catalog-keeper.js';
 import type { AskApproval } from './governance/governor.js';
 import type { ServerSnapshot } from './supervisor/supervisor.js';
 
@@ -60,10 +61,12 @@ export interface CallHooks {
   ): Promise<void> | void;
 }
 
-/** A server's status: the supervisor's snapshot, where the entry came from, and its tools the catalog refused. */
-export interface ServerStatus extends ServerSnapshot {
+/**
+ * A server's status: the supervisor's snapshot, where the entry came from, and its tools as
+ * the catalog serves them (`tools` counts only served ones; refused ones are in `rejectedTools`).
+ */
+export interface ServerStatus extends ServerSnapshot, ServerTools {
   readonly source: string;
-  readonly rejectedTools: readonly Pick<RejectedTool, 'tool' | 'reason' | 'detail'>[];
 }
 
 export type HostEvents = {

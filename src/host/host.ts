@@ -144,13 +144,10 @@ export class Host extends TypedEmitter<HostEvents> {
   // ---- servers ---------------------------------------------------------------------------
 
   servers(): readonly ServerStatus[] {
-    const rejected = this.keeper.current.rejected;
     return this.supervisor.snapshot().map((snap) => ({
       ...snap,
+      ...this.keeper.toolsOf(snap),
       source: this.registry.source(snap.name),
-      rejectedTools: rejected
-        .filter((r) => r.server === snap.name)
-        .map(({ tool, reason, detail }) => ({ tool, reason, detail })),
     }));
   }
 

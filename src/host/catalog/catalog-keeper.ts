@@ -1,14 +1,30 @@
 import type { ServerConfig } from '../../core/server-config.js';
 import type { ScanPolicy } from '../../policy/scan/finding.js';
 import type { PinRepository } from '../../storage/ports.js';
-import type { Supervisor } from '../supervisor/supervisor.js';
-import { buildCatalog, type CatalogSnapshot, type ServerOffer } from './catalog.js';
+import type { ServerSnapshot, Supervisor } from '../supervisor/supervisor.js';
+import { buildCatalog, type CatalogSnapshot, type RejectedTool, type ServerOffer } from './catalog.js';
 
 /**
  * Keeps the catalog current: after every server change it gathers what the connected servers
  * offer, builds a snapshot, records each tool's definition pin, and publishes the snapshot
- * when what it offers changed. Also reports each new scanner verdict once.
+ * when what it offers or what it refuses changed. Also reports each new scanner verdict once,
+ * and answers for each server how many of its tools are served (`toolsOf`).
  */
+
+/**
+ * A server's tools as its status shows them: `tools` counts only those the catalog serves,
+ * `toolsListed` all the server listed, and each refused one is in `rejectedTools` with why.
+ */
+export interface ServerTools {
+  readonly tools: number;
+  readonly toolsListed: number;
+  readonly rejectedTools: readonly Pick<RejectedTool, 'tool' | 'reason' | 'detail'>[];
+}
+
+interface ServerCounts {
+  served: number;
+  rejected: Pick<RejectedTool, 'tool' | 'reason' | 'detail'>[];
+}
 
 export interface ToolChange {
   readonly server: string;
@@ -23,6 +39,7 @@ export interface CatalogKeeperOptions {
   readonly scan: ScanPolicy;
   readonly pins: PinRepository;
   readonly onToolChanged: (change: ToolChange) => void;
+  /** A new snapshot: what it offers (its etag) or what it refuses changed. */
   readonly onPublished: (snapshot: CatalogSnapshot) => void;
   /** A line for a server's log (scanner verdicts). */
   readonly onNotice: (server: string, text: string) => void;
@@ -30,6 +47,8 @@ export interface CatalogKeeperOptions {
 
 export class CatalogKeeper {
   private snapshot: CatalogSnapshot = buildCatalog([]);
+  /** Served and refused tools per server, counted once per snapshot. */
+  private counts: ReadonlyMap<string, ServerCounts> | undefined;
   private generation = 0;
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -38,6 +57,37 @@ export class CatalogKeeper {
 
   get current(): CatalogSnapshot {
     return this.snapshot;
+  }
+
+  /**
+   * `snap`'s tools as the status shows them. The supervisor counts what the server listed; a
+   * tool the catalog refused (scanner, name collision, bad schema, the entry's filter) is not
+   * served, so only the catalog can say how many are. A server that is not connected serves none.
+   */
+  toolsOf(snap: ServerSnapshot): ServerTools {
+    const mine = this.countsByServer().get(snap.name);
+    return {
+      tools: snap.state === 'connected' ? (mine?.served ?? 0) : 0,
+      toolsListed: snap.tools,
+      rejectedTools: mine?.rejected ?? [],
+    };
+  }
+
+  private countsByServer(): ReadonlyMap<string, ServerCounts> {
+    if (this.counts) return this.counts;
+    const counts = new Map<string, ServerCounts>();
+    const of = (server: string) => {
+      const known = counts.get(server);
+      if (known) return known;
+      const entry: ServerCounts = { served: 0, rejected: [] };
+      counts.set(server, entry);
+      return entry;
+    };
+    for (const tool of this.snapshot.tools) of(tool.server).served++;
+    for (const { server, tool, reason, detail } of this.snapshot.rejected)
+      of(server).rejected.push({ tool, reason, detail });
+    this.counts = counts;
+    return counts;
   }
 
   /**
@@ -66,9 +116,12 @@ export class CatalogKeeper {
     const offers = await this.offers();
     if (generation !== this.generation || this.stopped) return;
     const next = buildCatalog(offers, { scan: this.options.scan });
-    if (next.etag === this.snapshot.etag) return;
+    // What it refuses counts too: a server whose every tool was refused changes nothing it
+    // offers, and its refusals would otherwise never reach its status or its log.
+    if (next.etag === this.snapshot.etag && verdictsKey(next) === verdictsKey(this.snapshot)) return;
     this.reportScan(next);
     this.snapshot = next;
+    this.counts = undefined;
     for (const tool of next.tools) {
       const verdict = await this.options.pins.record(tool.server, tool.tool.name, tool.hash);
       if (verdict.status === 'changed') {
@@ -120,4 +173,18 @@ export class CatalogKeeper {
       if (!before.has(key(v))) this.options.onNotice(v.server, `tool ${v.tool}: ${v.detail}`);
     }
   }
+}
+
+/** What a snapshot refuses and warns about, as one comparable string. */
+const verdictKeys = new WeakMap<CatalogSnapshot, string>();
+function verdictsKey(snapshot: CatalogSnapshot): string {
+  let key = verdictKeys.get(snapshot);
+  if (key === undefined) {
+    key = JSON.stringify([
+      snapshot.rejected.map((r) => [r.server, r.tool, r.reason, r.detail]),
+      snapshot.warnings.map((w) => [w.server, w.tool, w.detail]),
+    ]);
+    verdictKeys.set(snapshot, key);
+  }
+  return key;
 }

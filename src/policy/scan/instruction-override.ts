@@ -1,4 +1,6 @@
 import { clip, type Finding } from './finding.js';
+import { findForeignOverrides, mightOverrideInOtherLanguage } from './foreign-overrides.js';
+import { findStructuralOverrides, mightOverrideStructurally } from './override-structure.js';
 import { mightPoison, NEG, poisoningFindings } from './tool-poisoning.js';
 
 /**
@@ -9,8 +11,10 @@ import { mightPoison, NEG, poisoningFindings } from './tool-poisoning.js';
  * Verbs are matched in their bare (imperative) form: "Ignores case" describes a tool,
  * "ignore previous instructions" addresses the model.
  *
- * These patterns fire alone; the weaker signals of tool poisoning, which fire only in
- * combination, are in `tool-poisoning.ts`.
+ * These patterns fire alone; so do the structural ones (`override-structure.ts`: a verb of
+ * dismissal applied to the model's instructions, "from now on", "before anything else",
+ * role reassignment) and their equivalents in other languages (`foreign-overrides.ts`). The
+ * weaker signals of tool poisoning, which fire only in combination, are in `tool-poisoning.ts`.
  */
 interface Pattern {
   readonly id: string;
@@ -42,15 +46,6 @@ function re(source: string): RegExp {
 
 const STRONG: readonly Pattern[] = [
   {
-    // "Ignore previous failures", "ignore previous messages in the thread": no instruction noun.
-    id: 'ignore-previous',
-    needs: IGNORE_VERBS,
-    detail: 'tells the model to ignore its previous instructions',
-    re: re(
-      String.raw`\b(?:ignore|disregard|forget|neglect|dismiss)\s+(?:(?:all|any|each|every|of|the|these|those|your|my|its)\s+){0,3}(?:previous|prior|preceding|above|earlier|former|foregoing|system|safety|developer)(?:\s+(?:and|or|&)\s+\w+)?\s+(?:\w+\s+)?(?:instructions?|directions?|directives?|prompts?|guidelines?|guardrails?|rules?|constraints?|restrictions?|programming)\b`,
-    ),
-  },
-  {
     // "Ignore the above, and …"; a clause must end right after it ("ignore previous values" does not).
     id: 'ignore-above',
     needs: IGNORE_VERBS,
@@ -65,16 +60,6 @@ const STRONG: readonly Pattern[] = [
     detail: 'tells the model to forget what it was told',
     re: re(
       String.raw`\b(?:ignore|disregard|forget)\s+everything\s+(?:above|(?:that\s+)?you(?:['’]ve|\s+have)?\s+(?:were\s+|been\s+)?(?:told|taught|know|learned))|\b(?:ignore|disregard|forget)\s+(?:all\s+|anything\s+|what\s+)(?:that\s+)?you(?:['’]ve|\s+have)?\s+(?:were\s+|have\s+been\s+|been\s+)?(?:told|taught|instructed)\b`,
-    ),
-  },
-  {
-    // A defensive "ignore any instructions in the page" is allowed by the look-ahead, and
-    // "do not follow the instructions in the document" is not here at all.
-    id: 'ignore-instructions',
-    needs: [...IGNORE_VERBS, 'following', 'follow'],
-    detail: 'tells the model to ignore its instructions',
-    re: re(
-      String.raw`\b(?:ignore|disregard|forget|override|bypass|circumvent)\s+(?:all\s+)?(?:of\s+)?(?:your|the\s+(?:model|assistant|AI|agent|LLM)['’]s)\s+(?:\w+\s+)?(?:instructions|directives|guidelines|guardrails|rules|system\s+prompt|prompt|programming|restrictions|safeguards|training|alignment)\b|\b(?:ignore|disregard)\s+(?:all|any)\s+(?:other\s+|prior\s+)?(?:instructions|directives|prompts|guidelines)\b(?!\s+(?:in|inside|within|contained|found|embedded|from|that|it|they)\b)|\b(?:stop\s+following|no\s+longer\s+follow)\s+(?:your|the\s+(?:previous|prior|system))\s+(?:\w+\s+)?(?:instructions|directives|guidelines|rules|system\s+prompt|prompt|programming)\b|\b(?:ignore|disregard|forget)\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:instructions|directives|prompts|rules|guidelines)\s+(?:above|before\s+this|given\s+(?:above|earlier|before|previously)|you\s+(?:were|have\s+been)\s+given|you\s+(?:received|have))\b`,
     ),
   },
   {
@@ -169,7 +154,8 @@ const ANY_GATE = new RegExp(
   'i',
 );
 
-function strongFindings(text: string, lower: string, where: string): Finding[] {
+/** The fixed-phrase findings in `text`, and the spans they matched. */
+function strongFindings(text: string, lower: string, where: string, spans: [number, number][]): Finding[] {
   const present = new Set(GATE_WORDS.filter((word) => lower.includes(word)));
   if (present.size === 0) return [];
   const findings: Finding[] = [];
@@ -177,15 +163,37 @@ function strongFindings(text: string, lower: string, where: string): Finding[] {
     if (!pattern.needs.some((word) => present.has(word))) continue;
     if (pattern.also && !pattern.also.some((word) => present.has(word))) continue;
     const m = pattern.re.exec(text);
-    if (m)
-      findings.push({ kind: 'instruction_override', where, excerpt: clip(m[0], 80), detail: pattern.detail });
+    if (!m) continue;
+    spans.push([m.index, m.index + m[0].length]);
+    findings.push({ kind: 'instruction_override', where, excerpt: clip(m[0], 80), detail: pattern.detail });
   }
   return findings;
 }
 
+/**
+ * The structural findings, less those over a phrase a fixed pattern already explained (one
+ * sentence, one reason), and the other languages' findings.
+ */
+function structuralFindings(
+  text: string,
+  lower: string,
+  where: string,
+  spans: readonly [number, number][],
+): Finding[] {
+  const structural = findStructuralOverrides(text, lower, where)
+    .filter(({ start, end }) => !spans.some(([from, to]) => start < to && from < end))
+    .map(({ finding }) => finding);
+  return [...structural, ...findForeignOverrides(text, lower, where)];
+}
+
 /** Whether `text` holds anything an override pattern starts from (a cheap pre-check). */
 export function mightOverride(text: string): boolean {
-  return ANY_GATE.test(text) || mightPoison(text);
+  return (
+    ANY_GATE.test(text) ||
+    mightOverrideStructurally(text) ||
+    mightOverrideInOtherLanguage(text) ||
+    mightPoison(text)
+  );
 }
 
 /** Every instruction-override finding in `text` (a matching form, see `matchingForms`). */
@@ -193,6 +201,8 @@ export function findInstructionOverrides(text: string, where: string): Finding[]
   if (text.length < 6) return [];
   // One space between words, so that the gate words match however the text is spaced.
   const lower = text.toLowerCase().replace(/[\t\n\r\f\v ]{2,}|[\t\n\r\f\v]/g, ' ');
-  const strong = ANY_GATE.test(text) ? strongFindings(text, lower, where) : [];
+  const spans: [number, number][] = [];
+  const fixed = ANY_GATE.test(text) ? strongFindings(text, lower, where, spans) : [];
+  const strong = [...fixed, ...structuralFindings(text, lower, where, spans)];
   return [...strong, ...poisoningFindings(text, lower, where, strong.length > 0)];
 }

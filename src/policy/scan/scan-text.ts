@@ -2,7 +2,7 @@ import { findExfiltrationUrls } from './exfiltration-urls.js';
 import type { Finding, ScanContext } from './finding.js';
 import { analyzeHidden, hiddenFindings } from './hidden-unicode.js';
 import { findInstructionOverrides, mightOverride } from './instruction-override.js';
-import { matchingForms } from './normalize.js';
+import { matchingForms, splitIdentifier } from './normalize.js';
 import { findRoleMarkers } from './role-markers.js';
 import { findToolShadowing } from './tool-shadowing.js';
 
@@ -43,7 +43,7 @@ export function scanString(text: string, where: string, context: ScanContext, fo
   // Nothing the phrase detectors look for fits in four characters.
   if (text.length < 5 && !hidden.tagText && !hidden.selectorText) return found;
   // A name is only read for overrides; most names give the detectors nothing to start from.
-  if (text.length >= 5 && (form === 'prose' || mightOverride(text))) {
+  if (text.length >= 5 && (form === 'prose' || mightOverride(splitIdentifier(text)))) {
     found.push(
       ...phraseFindings(matchingForms(text, { identifier: form === 'identifier' }), where, context, form),
     );

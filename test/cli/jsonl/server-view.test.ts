@@ -9,6 +9,7 @@ const status = (name: string, state: ServerState, extra: Partial<ServerStatus> =
   transport: 'stdio',
   state,
   tools: 0,
+  toolsListed: 0,
   resources: 0,
   prompts: 0,
   source: '/p/switchboard.json',

@@ -12,8 +12,17 @@ import {
 /**
  * The injection corpus: tool definitions in the style of published MCP servers, malicious ones
  * (each expected to be caught, with the kinds and the place it names) and benign ones written
- * to sit close to the patterns (each expected to stay clean). All are scanned as one catalog,
- * so tool-shadowing detection sees every server's tools.
+ * to sit close to the patterns (each expected to stay clean). It has two parts:
+ *
+ * - the tuning part (`benign.json`, `malicious.json`): the scanner is tuned on it, so every
+ *   entry is held to its label;
+ * - the held-out part (`heldout-*.json`): written before the scanner was last tuned and never
+ *   used to change it — a labelled set one tunes on is not a measurement. Its figures are
+ *   printed and held only to a floor; a held-out entry that fails is not a reason to change a
+ *   pattern (write a new tuning entry for the class instead, and a new held-out part).
+ *
+ * Each part is scanned as one catalog (the held-out part together with the tuning part), so
+ * tool-shadowing detection sees every server's tools.
  */
 interface Entry {
   readonly id: string;
@@ -29,12 +38,19 @@ const load = (name: string): Entry[] =>
   JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as Entry[];
 const malicious = load('malicious');
 const benign = load('benign');
-const otherTools = [...malicious, ...benign].map((e) => ({ server: e.server, name: e.tool.name }));
-const scan = (e: Entry) => scanTool(e.tool, { server: e.server, otherTools });
+const heldMalicious = load('heldout-malicious');
+const heldBenign = load('heldout-benign');
+const names = (entries: readonly Entry[]) => entries.map((e) => ({ server: e.server, name: e.tool.name }));
+const tuningCatalog = names([...malicious, ...benign]);
+const heldCatalog = names([...malicious, ...benign, ...heldMalicious, ...heldBenign]);
+const scanIn = (catalog: readonly { server: string; name: string }[]) => (e: Entry) =>
+  scanTool(e.tool, { server: e.server, otherTools: catalog });
+const scan = scanIn(tuningCatalog);
+const scanHeld = scanIn(heldCatalog);
 
 /** Whether a malicious entry was caught as expected; the reason when not. */
-function caught(entry: Entry): string | undefined {
-  const findings = scan(entry);
+function caught(entry: Entry, scanOne = scan): string | undefined {
+  const findings = scanOne(entry);
   if (findings.length === 0) return 'no findings';
   const kinds = new Set(findings.map((f) => f.kind));
   const missing = (entry.expect ?? []).filter((k) => !kinds.has(k));
@@ -45,11 +61,42 @@ function caught(entry: Entry): string | undefined {
   return undefined;
 }
 
+/** A part's figures: detection (caught as labelled), false positives, precision over any finding. */
+interface Figures {
+  readonly detected: number;
+  readonly flagged: number;
+  readonly malicious: number;
+  readonly falsePositives: number;
+  readonly benign: number;
+}
+
+function measure(bad: readonly Entry[], good: readonly Entry[], scanOne: typeof scan): Figures {
+  return {
+    detected: bad.filter((e) => caught(e, scanOne) === undefined).length,
+    flagged: bad.filter((e) => scanOne(e).length > 0).length,
+    malicious: bad.length,
+    falsePositives: good.filter((e) => scanOne(e).length > 0).length,
+    benign: good.length,
+  };
+}
+
+const pct = (n: number, of: number) => `${((100 * n) / Math.max(1, of)).toFixed(1)}%`;
+function describeFigures(part: string, f: Figures): string {
+  const precision = pct(f.flagged, f.flagged + f.falsePositives);
+  return (
+    `${part}: detected ${f.detected}/${f.malicious} (${pct(f.detected, f.malicious)}), ` +
+    `flagged ${f.flagged}/${f.malicious}, false positives ${f.falsePositives}/${f.benign} ` +
+    `(${pct(f.falsePositives, f.benign)}), precision ${precision}`
+  );
+}
+
 describe('injection corpus', () => {
   it('is big enough and covers every kind several times', () => {
     expect(malicious.length).toBeGreaterThanOrEqual(45);
     expect(benign.length).toBeGreaterThanOrEqual(45);
-    const ids = [...malicious, ...benign].map((e) => e.id);
+    expect(heldMalicious.length).toBeGreaterThanOrEqual(60);
+    expect(heldBenign.length).toBeGreaterThanOrEqual(120);
+    const ids = [...malicious, ...benign, ...heldMalicious, ...heldBenign].map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     const kinds: FindingKind[] = [
       'instruction_override',
@@ -60,6 +107,7 @@ describe('injection corpus', () => {
     ];
     for (const kind of kinds) {
       expect(malicious.filter((e) => e.expect?.includes(kind)).length, kind).toBeGreaterThanOrEqual(5);
+      expect(heldMalicious.filter((e) => e.expect?.includes(kind)).length, kind).toBeGreaterThanOrEqual(2);
     }
   });
 
@@ -71,13 +119,21 @@ describe('injection corpus', () => {
     expect(summarizeFindings(scan(entry))).toBe('no findings');
   });
 
-  it('detects every malicious entry with no false positive', () => {
-    const detected = malicious.filter((e) => caught(e) === undefined).length;
-    const falsePositives = benign.filter((e) => scan(e).length > 0).length;
-    const line = `malicious detected ${detected}/${malicious.length}, benign false positives ${falsePositives}/${benign.length}`;
-    console.info(line);
-    expect(line).toBe(
-      `malicious detected ${malicious.length}/${malicious.length}, benign false positives 0/${benign.length}`,
-    );
+  it('detects every tuning malicious entry with no false positive', () => {
+    const figures = measure(malicious, benign, scan);
+    console.info(describeFigures('tuning', figures));
+    expect(figures).toMatchObject({
+      detected: malicious.length,
+      falsePositives: 0,
+    });
+  });
+
+  it('measures the held-out part', () => {
+    const figures = measure(heldMalicious, heldBenign, scanHeld);
+    console.info(describeFigures('held-out', figures));
+    // Floors set before the held-out part was first measured, and not moved after: at least
+    // 75% of its malicious entries caught as labelled, at most 5% of its benign ones flagged.
+    expect(figures.detected / figures.malicious).toBeGreaterThanOrEqual(0.75);
+    expect(figures.falsePositives / figures.benign).toBeLessThanOrEqual(0.05);
   });
 });
