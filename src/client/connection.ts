@@ -327,6 +327,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       ...(this.options.credentials && { credentials: this.options.credentials }),
       ...(this.options.onAuthorizationUrl && { onAuthorizationUrl: this.options.onAuthorizationUrl }),
       onAuthLog: (text) => this.log('lifecycle', 'info', text),
+      ...(this.options.network && { network: this.options.network }),
     });
     const client = buildSdkClient(attempt.plan, {
       clientInfo: this.options.clientInfo ?? CLIENT_INFO,

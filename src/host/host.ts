@@ -11,6 +11,7 @@ import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/r
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import { describeError, SwitchboardError } from '../core/errors.js';
+import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
@@ -55,6 +56,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly credentials: CredentialStore;
   private readonly env: Readonly<Record<string, string | undefined>>;
   private readonly callers: CallerRelay;
+  private readonly parts: HostParts;
   /** The governed call path: policy, approvals and audit. */
   readonly governor: Governor;
   /** Approvals and elicitations waiting for a person; front-ends attach here. */
@@ -67,6 +69,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
   private constructor(parts: HostParts) {
     super();
+    this.parts = parts;
     ({
       store: this.store,
       supervisor: this.supervisor,
@@ -79,7 +82,12 @@ export class Host extends TypedEmitter<HostEvents> {
       callers: this.callers,
     } = parts);
     const { supervisor, governor, store, media } = parts;
-    this.registry = new ServerRegistry({ repository: store.servers, supervisor, logs: parts.logs });
+    this.registry = new ServerRegistry({
+      repository: store.servers,
+      supervisor,
+      logs: parts.logs,
+      network: parts.network,
+    });
     parts.bind({
       onLog: (entry) => this.onLog(entry),
       onEvent: (event) => this.onEvent(event),
@@ -157,11 +165,18 @@ export class Host extends TypedEmitter<HostEvents> {
     return latestValues(subscribe, () => this.servers(), signal);
   }
 
-  /** Registers (or updates) a server, persists it, and connects it at once. */
+  /**
+   * Registers (or updates) a server, persists it, and connects it at once. An HTTP server's URL
+   * is checked by governance.network now (POLICY_DENIED), and again at every connect.
+   */
   async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
     const config = normalizeServerEntry(entry, { file: source });
     if (config.transport.kind !== 'stdio')
-      await checkUpstreamUrl(config.transport.url, this.governor.settings);
+      await checkUpstreamUrl(
+        interpolate(config.transport.url, this.env, { server: config.name, field: 'url' }),
+        this.governor.settings,
+        this.parts.resolver,
+      );
     await this.registry.register(config, entry, source);
     return config;
   }
@@ -184,7 +199,15 @@ export class Host extends TypedEmitter<HostEvents> {
    * The tokens are stored and the server reconnected. `print` receives the instructions.
    */
   async login(name: string, options: HostLoginOptions = {}): Promise<void> {
-    await loginServer(this.registry.require(name), this.credentials, this.env, options);
+    const guarded = this.registry.networkOf(name)?.open();
+    try {
+      await loginServer(this.registry.require(name), this.credentials, this.env, {
+        ...options,
+        ...(guarded && { fetch: guarded.fetch }),
+      });
+    } finally {
+      await guarded?.close();
+    }
     this.registry.reload(name);
   }
 

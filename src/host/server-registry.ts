@@ -1,3 +1,4 @@
+import type { NetworkGuard } from '../client/transports/guarded-fetch.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import type { ServerRepository, StoredServer } from '../storage/ports.js';
 import { unknownServer } from './host-errors.js';
@@ -9,12 +10,16 @@ import type { Supervisor } from './supervisor/supervisor.js';
  * Which servers the host knows and where each came from: entries of configuration files, and
  * registrations kept in the store (made at run time through the API, the JSON-lines protocol
  * or an agent). It is the one place that turns an entry into a supervised server, so the
- * stored registration, the normalized config, the log's secrets and the supervisor agree.
+ * stored registration, the normalized config, the log's secrets and the supervisor agree —
+ * and where a registration's HTTP goes: through the network guard, at every connect, whether
+ * it was registered just now or restored from the store. File entries are not guarded.
  */
 export interface ServerRegistryOptions {
   readonly repository: ServerRepository;
   readonly supervisor: Supervisor;
   readonly logs: LogFiles;
+  /** The guarded network every registration connects through (network-guard.ts). */
+  readonly network?: NetworkGuard;
 }
 
 /** A server as the host starts it: its config, whether it is on, and its source. */
@@ -23,11 +28,14 @@ export interface TrackedServer {
   readonly enabled: boolean;
   /** A file path for configured servers; `api`, `agent`, `jsonl`, … for registrations. */
   readonly source: string;
+  /** A registration (made at run time, or restored from the store), not a file entry: guarded. */
+  readonly registered?: boolean;
 }
 
 export class ServerRegistry {
   private readonly configs = new Map<string, ServerConfig>();
   private readonly sources = new Map<string, string>();
+  private readonly registered = new Set<string>();
 
   constructor(private readonly options: ServerRegistryOptions) {}
 
@@ -66,7 +74,7 @@ export class ServerRegistry {
   /** Stores a registration (replacing one of the same name) and starts the server at once. */
   async register(config: ServerConfig, entry: unknown, source: string): Promise<void> {
     await this.options.repository.upsert({ name: config.name, entry, enabled: true, source });
-    this.track({ config, enabled: true, source });
+    this.track({ config, enabled: true, source, registered: true });
   }
 
   /** Forgets a server (and its registration) and closes it. */
@@ -74,6 +82,7 @@ export class ServerRegistry {
     await this.options.repository.remove(name);
     this.configs.delete(name);
     this.sources.delete(name);
+    this.registered.delete(name);
     await this.options.supervisor.remove(name);
   }
 
@@ -94,11 +103,19 @@ export class ServerRegistry {
     this.options.supervisor.reload(name, this.require(name));
   }
 
-  private track({ config, enabled, source }: TrackedServer): void {
+  /** The network a server's HTTP goes through: the guard for a registration, else none. */
+  networkOf(name: string): NetworkGuard | undefined {
+    return this.registered.has(name) ? this.options.network : undefined;
+  }
+
+  private track({ config, enabled, source, registered }: TrackedServer): void {
     this.configs.set(config.name, config);
     this.sources.set(config.name, source);
+    if (registered) this.registered.add(config.name);
+    else this.registered.delete(config.name);
     this.options.logs.setSecrets(config.name, secretsOf(config));
-    this.options.supervisor.add(config, { enabled });
+    const network = this.networkOf(config.name);
+    this.options.supervisor.add(config, { enabled, ...(network && { network }) });
   }
 }
 
@@ -115,7 +132,7 @@ export function mergeRegistrations(
       continue;
     }
     const config = normalizeServerEntry({ ...(row.entry as object), name: row.name });
-    byName.set(row.name, { config, enabled: row.enabled, source: row.source });
+    byName.set(row.name, { config, enabled: row.enabled, source: row.source, registered: true });
   }
   return [...byName.values()];
 }

@@ -1,5 +1,6 @@
 import { Connection } from '../../client/connection.js';
 import type { ConnectionOptions } from '../../client/connection-types.js';
+import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
 import { TypedEmitter } from '../../client/typed-emitter.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
@@ -15,8 +16,10 @@ import {
  * Keeps every configured server connected, each on its own: `start()` returns at once, servers
  * connect in parallel, and one slow or broken server never holds up another. A first connect
  * is retried on a short schedule and then left `failed` (with the error and what to do) until
- * reloaded; a server that drops after connecting is reconnected with capped, jittered backoff.
- * Every retry uses a fresh Connection, so a fresh transport and process.
+ * reloaded; a server that drops after connecting is reconnected with capped, jittered backoff
+ * (unless the reconnect is refused for good: an authorization server's refusal, or the network
+ * policy's — those wait in `failed` for a reload). Every retry uses a fresh Connection, so a
+ * fresh transport and process (and, for a guarded server, a fresh lookup judged again).
  */
 export type ServerState = 'connecting' | 'connected' | 'reconnecting' | 'needs_auth' | 'failed' | 'disabled';
 
@@ -48,6 +51,8 @@ export interface SupervisorOptions {
 
 interface Runner {
   config: ServerConfig;
+  /** The guarded network of a server registered at run time; kept across reloads. */
+  network?: NetworkGuard;
   state: ServerState;
   connection?: Connection;
   counts: { tools: number; resources: number; prompts: number };
@@ -70,12 +75,16 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     for (const config of configs) this.add(config);
   }
 
-  /** Adds or replaces a server and starts connecting it. */
-  add(config: ServerConfig, options: { enabled?: boolean } = {}): void {
+  /**
+   * Adds or replaces a server and starts connecting it. `network`: where its HTTP goes (the
+   * guard of a server registered at run time); every connect of this server uses it.
+   */
+  add(config: ServerConfig, options: { enabled?: boolean; network?: NetworkGuard } = {}): void {
     const previous = this.runners.get(config.name);
     if (previous) void this.retire(previous);
     const runner: Runner = {
       config,
+      ...(options.network && { network: options.network }),
       state: options.enabled === false ? 'disabled' : 'connecting',
       counts: { tools: 0, resources: 0, prompts: 0 },
       generation: (previous?.generation ?? 0) + 1,
@@ -105,12 +114,13 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       return;
     }
     if (runner.state === 'disabled' || runner.state === 'failed' || runner.state === 'needs_auth')
-      this.add(runner.config);
+      this.add(runner.config, { ...(runner.network && { network: runner.network }) });
   }
 
   /** Connects a server afresh (a failed one included), with its current or a new config. */
   reload(name: string, config?: ServerConfig): void {
-    this.add(config ?? this.require(name).config);
+    const runner = this.require(name);
+    this.add(config ?? runner.config, { ...(runner.network && { network: runner.network }) });
   }
 
   /**
@@ -175,6 +185,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       const connection = (this.options.createConnection ?? ((o) => new Connection(o)))({
         ...this.options.connection,
         config: runner.config,
+        ...(runner.network && { network: runner.network }),
       });
       runner.connection = connection;
       try {
@@ -206,10 +217,12 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
           return;
         }
         const firstConnectOver = attempt >= delays.length || Date.now() >= startupDeadline;
-        // An authorization server that refused us for good will refuse a reconnect too.
-        const authRefused =
-          runner.error.code === 'AUTH_FAILED' && runner.error.details.reason !== 'unreachable';
-        if (authRefused || (!everConnected && (firstConnectOver || !retryable(runner.error)))) {
+        // An authorization server that refused us for good will refuse a reconnect too, and
+        // the network policy refuses the same address again: both wait for a reload.
+        const refused =
+          (runner.error.code === 'AUTH_FAILED' && runner.error.details.reason !== 'unreachable') ||
+          runner.error.code === 'POLICY_DENIED';
+        if (refused || (!everConnected && (firstConnectOver || !retryable(runner.error)))) {
           this.setState(runner, 'failed');
           return;
         }
