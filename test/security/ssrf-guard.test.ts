@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseErrorResponse } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Connection } from '../../src/client/connection.js';
+import { MemoryEraVerdictStore } from '../../src/client/era.js';
 import {
   type AddressJudge,
   createNetworkGuard,
@@ -15,6 +17,7 @@ import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { Host, type ServerStatus } from '../../src/host/host.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { type KitchenHttpHandle, startKitchenSinkHttp } from '../fixtures/kitchen-sink.js';
+import { everythingBin, startNodeHttpServer } from '../helpers/servers.js';
 
 /**
  * The guarded fetch and its seam in the host, on loopback only: the "forbidden" target is a
@@ -163,6 +166,47 @@ describe('guarded fetch', () => {
     await (await second.fetch(`http://good.test:${allowed.port}/c`)).text();
     await second.close();
     expect(lookups).toEqual(['good.test', 'good.test']);
+  });
+});
+
+describe('the transports go through the guard', () => {
+  it('HTTP+SSE: the event stream and the POSTs, each socket resolved through the guard', async () => {
+    const server = await startNodeHttpServer(everythingBin, ['sse'], '/sse');
+    const lookups: string[] = [];
+    const network = createNetworkGuard({
+      judge: (_host, addresses) =>
+        addresses.every((a) => a === '127.0.0.1')
+          ? undefined
+          : new SwitchboardError('POLICY_DENIED', 'refused'),
+      resolve: async (hostname) => {
+        lookups.push(hostname);
+        return [{ address: hostname === 'old.test' ? '127.0.0.1' : '127.0.0.2', family: 4 }];
+      },
+    });
+    // old.test resolves only through the guard's resolver: a request past the guard (the
+    // stream's GET or a POST) would fail to resolve instead of reaching the server.
+    const at = (host: string) => server.url.replace('127.0.0.1', host);
+    try {
+      const conn = new Connection({
+        config: normalizeServerEntry({ name: 'old', url: at('old.test'), transport: 'sse' }),
+        eraStore: new MemoryEraVerdictStore(),
+        network,
+      });
+      await conn.connect();
+      expect((await conn.callTool('echo', { message: 'guarded' })).text).toBe('Echo: guarded');
+      await conn.close();
+      expect(lookups.length).toBeGreaterThanOrEqual(1);
+      expect(lookups.every((l) => l === 'old.test')).toBe(true);
+      const refused = new Connection({
+        config: normalizeServerEntry({ name: 'bad', url: at('bad.test'), transport: 'sse' }),
+        eraStore: new MemoryEraVerdictStore(),
+        network,
+      });
+      await expect(refused.connect()).rejects.toMatchObject({ code: 'POLICY_DENIED' });
+      await refused.close();
+    } finally {
+      await server.close();
+    }
   });
 });
 
