@@ -28,6 +28,7 @@ const NODE_ONLY: Record<string, readonly string[]> = {
   ],
   'better-sqlite3': ['storage/database.ts'],
   pg: ['storage/postgres-database.ts'],
+  undici: ['client/transports/guarded-fetch.ts'],
 };
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');

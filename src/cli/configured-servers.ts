@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_URL_ENV } from '../app/switchboard.js';
+import type { NetworkGuard } from '../client/transports/guarded-fetch.js';
 import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
+import { resolveGovernance } from '../core/config/governance-config.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { guardFor } from '../host/governance/network-guard.js';
 import { registrationOf } from '../host/server-registry.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store, StoredServer } from '../storage/ports.js';
@@ -124,4 +127,14 @@ export function findServer(view: SetupView, name: string): ConfiguredServer {
       `or the store. Known: ${known.join(', ') || '(none)'}. Add one with "switchboard add".`,
     { details: { server: name } },
   );
+}
+
+/**
+ * The network guard a server is connected through: a registration (made at run time, kept in
+ * the store) is judged by the config's governance.network at every connect, as the host does;
+ * a config-file entry is not.
+ */
+export function networkFor(view: SetupView, server: ConfiguredServer): NetworkGuard | undefined {
+  if (!server.stored || server.stored.source === 'toggle') return undefined;
+  return guardFor(resolveGovernance(view.config.governance));
 }

@@ -1,6 +1,6 @@
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
-import { findServer, openSetup } from './configured-servers.js';
+import { findServer, networkFor, openSetup } from './configured-servers.js';
 import { openCredentials } from './credential-store.js';
 import { closingLines, type DoctorStep, reportRows, verdict } from './doctor/report.js';
 import { runDoctor } from './doctor/run-doctor.js';
@@ -34,6 +34,7 @@ export async function doctorCommand(ctx: CliContext): Promise<ExitCode> {
   } finally {
     await view.close();
   }
+  const network = networkFor(view, target);
   const live = !ctx.json && !ctx.quiet;
   const spinner = startSpinner(`checking ${name}`, {
     stream: process.stderr,
@@ -52,6 +53,7 @@ export async function doctorCommand(ctx: CliContext): Promise<ExitCode> {
       credentials,
       cwd: ctx.projectDir,
       onStep,
+      ...(network && { network }),
       ...(timeoutS !== undefined && { connectTimeoutMs: timeoutS * 1000 }),
     });
   } finally {

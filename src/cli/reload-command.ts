@@ -1,8 +1,9 @@
 import { FileCredentialStore } from '../client/auth/file-credential-store.js';
+import type { NetworkGuard } from '../client/transports/guarded-fetch.js';
 import { type ServerSnapshot, Supervisor } from '../host/supervisor/supervisor.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
-import { type ConfiguredServer, findServer, openSetup } from './configured-servers.js';
+import { type ConfiguredServer, findServer, networkFor, openSetup } from './configured-servers.js';
 import { startSpinner } from './output/spinner.js';
 import { styleFor } from './output/style.js';
 import { renderTable } from './output/table.js';
@@ -36,7 +37,7 @@ export async function reloadCommand(ctx: CliContext): Promise<ExitCode> {
   } finally {
     await view.close();
   }
-  const snapshots = await connectOnce(ctx, servers, timeoutS);
+  const snapshots = await connectOnce(ctx, servers, timeoutS, (s) => networkFor(view, s));
   const sources = new Map(servers.map((s) => [s.name, s.source]));
   const rows = snapshots.map((s) => ({ ...s, source: sources.get(s.name) ?? 'config' }));
   if (ctx.json) {
@@ -52,6 +53,7 @@ async function connectOnce(
   ctx: CliContext,
   servers: readonly ConfiguredServer[],
   timeoutS: number | undefined,
+  networkOf: (server: ConfiguredServer) => NetworkGuard | undefined,
 ): Promise<readonly ServerSnapshot[]> {
   if (servers.length === 0) return [];
   const supervisor = new Supervisor({
@@ -79,7 +81,9 @@ async function connectOnce(
         timeoutS === undefined
           ? s.config
           : { ...s.config, timeouts: { ...s.config.timeouts, connectMs: timeoutS * 1000 } };
-      supervisor.add(config, { enabled: s.enabled });
+      // A registration is judged by governance.network at its connect, as in the host.
+      const network = networkOf(s);
+      supervisor.add(config, { enabled: s.enabled, ...(network && { network }) });
     }
     // A connect may be tried twice (an era or transport fallback): allow for both, and a margin.
     const budget = Math.max(

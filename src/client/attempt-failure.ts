@@ -4,10 +4,11 @@ import { classifyConnectFailure } from './connect-errors.js';
 import type { EraPlan } from './era.js';
 import { HttpTransport } from './transports/http.js';
 import { StdioTransport } from './transports/stdio.js';
+import { networkRefusal } from './upstream-transport.js';
 
 /**
  * The typed error of a failed connect attempt, with what the transport saw: a stdio server's
- * exit and last stderr lines, an HTTP server's last failure. Gathers the facts from the
+ * exit and last stderr lines, an HTTP server's last failure, a network-policy refusal. Gathers the facts from the
  * transport; `classifyConnectFailure` (pure) decides.
  */
 export function attemptFailure(input: {
@@ -19,6 +20,9 @@ export function attemptFailure(input: {
   readonly offered: string | undefined;
 }): SwitchboardError {
   const { transport } = input;
+  // The network policy refused a connect: that is the answer, however the SDK wrapped it.
+  const refused = networkRefusal(transport);
+  if (refused) return refused;
   return classifyConnectFailure({
     server: input.server,
     error: input.error,

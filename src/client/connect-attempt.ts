@@ -63,6 +63,7 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
     ...(options.credentials && { credentials: options.credentials }),
     ...(options.onAuthorizationUrl && { onAuthorizationUrl: options.onAuthorizationUrl }),
     onAuthLog: (text) => log('lifecycle', 'info', text),
+    ...(options.network && { network: options.network }),
   });
   const onServerLog: ServerLogSink = (level, text, logger) => log('server', level, text, logger);
   const client = buildSdkClient(attempt.plan, {

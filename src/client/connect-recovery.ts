@@ -10,7 +10,7 @@ import type { EraPlan } from './era.js';
  *  - Streamable HTTP got a 4xx (not 401/403) → spec 2025-03-26 "Backwards Compatibility": an
  *    old HTTP+SSE server; try the SSE transport on the same URL.
  * Errors no retry can fix (missing command, unset variable, unsupported version, a login
- * needed or refused) get none.
+ * needed or refused, an address the network policy refuses) get none.
  */
 export interface ConnectAttempt {
   readonly plan: EraPlan;
@@ -36,7 +36,8 @@ export function planRecovery(
     sw?.code === 'ENV_VAR_MISSING' ||
     sw?.code === 'PROTOCOL_VERSION_UNSUPPORTED' ||
     sw?.code === 'AUTH_REQUIRED' ||
-    sw?.code === 'AUTH_FAILED'
+    sw?.code === 'AUTH_FAILED' ||
+    sw?.code === 'POLICY_DENIED'
   ) {
     return undefined;
   }

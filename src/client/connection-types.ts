@@ -7,6 +7,7 @@ import type { EraVerdictStore } from './era.js';
 import type { ListKind, ListSnapshot } from './list-cache.js';
 import type { ElicitationHandler, RootsHandler, SamplingHandler } from './server-requests.js';
 import type { TaskInfo } from './task-runner.js';
+import type { NetworkGuard } from './transports/guarded-fetch.js';
 
 /** The public types of a Connection: its options, states, events and call options. */
 
@@ -75,6 +76,12 @@ export interface ConnectionOptions {
    * AUTH_REQUIRED at once (and starts no login, so one under way elsewhere is left alone).
    */
   readonly onAuthorizationUrl?: AuthorizationHandler;
+  /**
+   * Where an HTTP server's requests go (MCP and OAuth alike): a guarded network connects only
+   * where the host's network policy allows (transports/guarded-fetch.ts). The host sets one for
+   * servers registered at run time; unset (config-file servers), the global fetch.
+   */
+  readonly network?: NetworkGuard;
 }
 
 /** Options of one call. */

@@ -1,10 +1,17 @@
 import type { FetchLike, Transport } from '@modelcontextprotocol/client';
+import type { SwitchboardError } from '../core/errors.js';
 import { interpolate, interpolateRecord } from '../core/interpolate.js';
 import type { ServerConfig } from '../core/server-config.js';
 import type { CredentialStore } from './auth/credential-store.js';
 import { resolveHttpAuth } from './auth/http-auth.js';
 import type { AuthorizationHandler } from './auth/oauth-session.js';
 import { oauthFetch } from './auth/request-auth.js';
+import {
+  type GuardedFetch,
+  type NetworkGuard,
+  type RefusalWitness,
+  witnessRefusals,
+} from './transports/guarded-fetch.js';
 import { createSseTransport, HttpTransport } from './transports/http.js';
 import { buildChildEnv } from './transports/safe-env.js';
 import { StdioTransport } from './transports/stdio.js';
@@ -28,6 +35,11 @@ export interface UpstreamTransportOptions {
   /** Shows an authorization URL when a login is needed; see AuthorizationHandler. */
   readonly onAuthorizationUrl?: AuthorizationHandler;
   readonly onAuthLog?: (text: string) => void;
+  /**
+   * A guarded server's network: the transport's requests, OAuth's included, go through a pool
+   * of its own opened here and closed with the transport. Default: the global fetch.
+   */
+  readonly network?: NetworkGuard;
 }
 
 export function createUpstreamTransport(config: ServerConfig, options: UpstreamTransportOptions): Transport {
@@ -46,20 +58,48 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
     });
   }
   const url = interpolate(t.url, env, at('url'));
+  const guarded = options.network?.open();
+  const witness = guarded && witnessRefusals(guarded.fetch);
   const auth = resolveHttpAuth(config, url, {
     env,
     ...(options.credentials && { credentials: options.credentials }),
     ...(options.onAuthorizationUrl && { onAuthorizationUrl: options.onAuthorizationUrl }),
     ...(options.onAuthLog && { log: options.onAuthLog }),
+    ...(witness && { fetch: witness.fetch }),
   });
   const session = auth.session;
   const http = {
     url,
     headers: { ...interpolateRecord(t.headers, env, at('headers')), ...auth.headers },
+    ...(witness && { fetch: witness.fetch }),
     ...(session && {
       sdk: { authProvider: session.authProvider },
       fetchMiddleware: (next: FetchLike) => oauthFetch(session, next),
     }),
   };
-  return options.sse || t.kind === 'sse' ? createSseTransport(http) : new HttpTransport(http);
+  const transport = options.sse || t.kind === 'sse' ? createSseTransport(http) : new HttpTransport(http);
+  if (guarded && witness) {
+    witnesses.set(transport, witness);
+    closeWith(transport, guarded);
+  }
+  return transport;
+}
+
+/** Closes the connection's pool once its transport is closed, however that came about. */
+function closeWith(transport: Transport, guarded: GuardedFetch): void {
+  const close = transport.close.bind(transport);
+  transport.close = async () => {
+    try {
+      await close();
+    } finally {
+      await guarded.close().catch(() => undefined);
+    }
+  };
+}
+
+const witnesses = new WeakMap<Transport, RefusalWitness>();
+
+/** The last POLICY_DENIED a guarded transport's requests (its OAuth ones included) met. */
+export function networkRefusal(transport: Transport): SwitchboardError | undefined {
+  return witnesses.get(transport)?.refusal;
 }

@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import { FileCredentialStore } from '../client/auth/file-credential-store.js';
 import type { LogEntry, ServerEvent } from '../client/connection-types.js';
+import {
+  type AddressResolver,
+  type NetworkGuard,
+  systemResolver,
+} from '../client/transports/guarded-fetch.js';
 import type { GovernanceConfig } from '../core/config/governance-config.js';
 import { resolveGovernance } from '../core/config/governance-config.js';
 import { describeError } from '../core/errors.js';
@@ -13,6 +18,7 @@ import { CallerRelay } from './caller-relay.js';
 import { openStoreCredentialStore } from './credentials/store-credential-store.js';
 import { persistentEraVerdicts } from './era-verdicts.js';
 import { Governor } from './governance/governor.js';
+import { guardFor } from './governance/network-guard.js';
 import type { HostOptions } from './host-types.js';
 import { Inbox } from './inbox/inbox.js';
 import { approvalThroughInbox, elicitationThroughInbox } from './inbox/inbox-adapters.js';
@@ -46,6 +52,10 @@ export interface HostParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly callers: CallerRelay;
   readonly settings: GovernanceConfig;
+  /** Where registered servers' HTTP goes: every connect judged by governance.network. */
+  readonly network: NetworkGuard;
+  /** Resolves host names for the network guard. */
+  readonly resolver: AddressResolver;
   /** Set once the host exists; until then log lines and events are dropped (none come). */
   bind(sink: HostSink): void;
 }
@@ -93,6 +103,8 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     },
     ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
   });
+  const resolver = options.resolver ?? systemResolver;
+  const network = guardFor(settings, { resolve: resolver });
   const media = new MediaStore({
     dir: join(dataDir, 'media'),
     baseUrl: options.mediaBaseUrl ?? 'http://127.0.0.1/media',
@@ -117,6 +129,8 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     env,
     callers,
     settings,
+    network,
+    resolver,
     bind: (next) => {
       sink = next;
     },

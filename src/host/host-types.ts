@@ -1,6 +1,7 @@
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import type { CallOptions, ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
+import type { AddressResolver } from '../client/transports/guarded-fetch.js';
 import type { InvalidEntry } from '../core/config/config-file.js';
 import type { GovernanceConfig } from '../core/config/governance-config.js';
 import type { ServerConfig } from '../core/server-config.js';
@@ -29,7 +30,7 @@ export interface HostOptions {
   /** Where each of `servers` came from (a file path), by name; shown in the status. */
   readonly sources?: Readonly<Record<string, string>>;
   /** Passed to every connection (elicitation, sampling handlers…). */
-  readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent'>;
+  readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent' | 'network'>;
   readonly firstConnectDelaysMs?: readonly number[];
   /** Where media files are served from (the gateway mounts `mediaHandler()` there). */
   readonly mediaBaseUrl?: string;
@@ -42,6 +43,11 @@ export interface HostOptions {
    * PostgreSQL `database`, or `'store'`, the store, encrypted (`openStoreCredentialStore`).
    */
   readonly credentials?: CredentialStore | 'store';
+  /**
+   * How the host names of servers registered at run time are resolved for the network guard
+   * (governance.network), at registration and at every connect. Default: the system resolver.
+   */
+  readonly resolver?: AddressResolver;
 }
 
 /** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */

@@ -11,6 +11,7 @@ import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/r
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import { SwitchboardError } from '../core/errors.js';
+import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
@@ -70,6 +71,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly credentials: CredentialStore;
   private readonly env: Readonly<Record<string, string | undefined>>;
   private readonly callers: CallerRelay;
+  private readonly parts: HostParts;
   /** The governed call path: policy, approvals and audit. */
   readonly governor: Governor;
   /** Approvals and elicitations waiting for a person; front-ends attach here. */
@@ -82,6 +84,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
   private constructor(parts: HostParts) {
     super();
+    this.parts = parts;
     ({
       store: this.store,
       supervisor: this.supervisor,
@@ -94,7 +97,12 @@ export class Host extends TypedEmitter<HostEvents> {
       callers: this.callers,
     } = parts);
     const { supervisor, governor, store, media } = parts;
-    this.registry = new ServerRegistry({ repository: store.servers, supervisor, logs: parts.logs });
+    this.registry = new ServerRegistry({
+      repository: store.servers,
+      supervisor,
+      logs: parts.logs,
+      network: parts.network,
+    });
     parts.bind({
       onLog: (entry) => this.onLog(entry),
       onEvent: (event) => this.onEvent(event),
@@ -176,8 +184,13 @@ export class Host extends TypedEmitter<HostEvents> {
     const config = normalizeServerEntry(entry, { file: source });
     const action = this.registry.has(config.name) ? 'server_replace' : 'server_register';
     await this.changed(action, config.name, source, actor, async () => {
+      // An HTTP server's URL is checked by governance.network now, and again at every connect.
       if (config.transport.kind !== 'stdio')
-        await checkUpstreamUrl(config.transport.url, this.governor.settings);
+        await checkUpstreamUrl(
+          interpolate(config.transport.url, this.env, { server: config.name, field: 'url' }),
+          this.governor.settings,
+          this.parts.resolver,
+        );
       await this.registry.register(config, entry, source);
     });
     return config;
@@ -220,7 +233,15 @@ export class Host extends TypedEmitter<HostEvents> {
    * The tokens are stored and the server reconnected. `print` receives the instructions.
    */
   async login(name: string, options: HostLoginOptions = {}): Promise<void> {
-    await loginServer(this.registry.require(name), this.credentials, this.env, options);
+    const guarded = this.registry.networkOf(name)?.open();
+    try {
+      await loginServer(this.registry.require(name), this.credentials, this.env, {
+        ...options,
+        ...(guarded && { fetch: guarded.fetch }),
+      });
+    } finally {
+      await guarded?.close();
+    }
     this.registry.reload(name);
   }
 

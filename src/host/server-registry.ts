@@ -1,3 +1,4 @@
+import type { NetworkGuard } from '../client/transports/guarded-fetch.js';
 import type { InvalidEntry } from '../core/config/config-file.js';
 import { shownName } from '../core/config/server-name.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
@@ -12,7 +13,9 @@ import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
  * Which servers the host knows and where each came from: entries of configuration files, and
  * registrations kept in the store (made at run time through the API, the JSON-lines protocol
  * or an agent). It is the one place that turns an entry into a supervised server, so the
- * stored registration, the normalized config, the log's secrets and the supervisor agree.
+ * stored registration, the normalized config, the log's secrets and the supervisor agree —
+ * and where a registration's HTTP goes: through the network guard, at every connect, whether
+ * it was registered just now or restored from the store. File entries are not guarded.
  *
  * An entry that does not normalize — a config-file entry with a mistake, a registration stored
  * by an older version or damaged — is held as a `failed` server with its error: the host runs
@@ -22,6 +25,8 @@ export interface ServerRegistryOptions {
   readonly repository: ServerRepository;
   readonly supervisor: Supervisor;
   readonly logs: LogFiles;
+  /** The guarded network every registration connects through (network-guard.ts). */
+  readonly network?: NetworkGuard;
 }
 
 /** A server as the host starts it: its config, whether it is on, and its source. */
@@ -30,6 +35,8 @@ export interface TrackedServer {
   readonly enabled: boolean;
   /** A file path for configured servers; `api`, `agent`, `jsonl`, … for registrations. */
   readonly source: string;
+  /** A registration (made at run time, or restored from the store), not a file entry: guarded. */
+  readonly registered?: boolean;
 }
 
 /** A server whose entry does not normalize: held `failed` with `error` (see `Supervisor.hold`). */
@@ -72,6 +79,7 @@ export class ServerRegistry {
   private readonly configs = new Map<string, ServerConfig>();
   private readonly held = new Map<string, SwitchboardError>();
   private readonly sources = new Map<string, string>();
+  private readonly registered = new Set<string>();
 
   constructor(private readonly options: ServerRegistryOptions) {}
 
@@ -113,7 +121,7 @@ export class ServerRegistry {
   /** Stores a registration (replacing one of the same name) and starts the server at once. */
   async register(config: ServerConfig, entry: unknown, source: string): Promise<void> {
     await this.options.repository.upsert({ name: config.name, entry, enabled: true, source });
-    this.track({ config, enabled: true, source });
+    this.track({ config, enabled: true, source, registered: true });
   }
 
   /** Forgets a server (and its registration) and closes it. */
@@ -122,6 +130,7 @@ export class ServerRegistry {
     this.configs.delete(name);
     this.held.delete(name);
     this.sources.delete(name);
+    this.registered.delete(name);
     await this.options.supervisor.remove(name);
   }
 
@@ -143,6 +152,11 @@ export class ServerRegistry {
     this.options.supervisor.reload(name, this.require(name));
   }
 
+  /** The network a server's HTTP goes through: the guard for a registration, else none. */
+  networkOf(name: string): NetworkGuard | undefined {
+    return this.registered.has(name) ? this.options.network : undefined;
+  }
+
   private track(server: RegistryEntry): void {
     const { supervisor, logs } = this.options;
     if (!('config' in server)) {
@@ -152,12 +166,15 @@ export class ServerRegistry {
       supervisor.hold(server.name, server.error, { enabled: server.enabled, transport: server.transport });
       return;
     }
-    const { config, enabled, source } = server;
+    const { config, enabled, source, registered } = server;
     this.held.delete(config.name);
     this.configs.set(config.name, config);
     this.sources.set(config.name, source);
+    if (registered) this.registered.add(config.name);
+    else this.registered.delete(config.name);
     logs.setSecrets(config.name, secretsOf(config));
-    supervisor.add(config, { enabled });
+    const network = this.networkOf(config.name);
+    supervisor.add(config, { enabled, ...(network && { network }) });
   }
 }
 
@@ -191,7 +208,8 @@ export function registrationOf(row: StoredServer): RegistryEntry {
         { details: { server: name, field: '(entry)' } },
       );
     }
-    return { config: normalizeServerEntry({ ...entry, name }, { file: where }), enabled, source };
+    const config = normalizeServerEntry({ ...entry, name }, { file: where });
+    return { config, enabled, source, registered: true };
   } catch (error) {
     const cause = isSwitchboardError(error) ? error : undefined;
     return {

@@ -1,9 +1,16 @@
 /** Public API of the policy layer: pure decisions, no I/O. */
+
+export type { AddressVerdict } from './address-class.js';
+export { classifyAddress, inspectAddress } from './address-class.js';
+export type { AddressClass, AddressRange } from './address-ranges.js';
+export { ADDRESS_RANGES } from './address-ranges.js';
 export type { ApprovalMode, CallRequest, Decision, PolicyRule, Profile, Verdict } from './decide.js';
 export { decide } from './decide.js';
+export type { IpAddress } from './ip-address.js';
+export { parseIpAddress } from './ip-address.js';
 export { isSecretField, MASKED, maskArguments, maskSecretValues, previewArguments } from './masking.js';
-export type { AddressClass, NetworkDecision, NetworkPolicy } from './network.js';
-export { classifyAddress, decideNetwork } from './network.js';
+export type { NetworkDecision, NetworkOutcome, NetworkPolicy } from './network.js';
+export { decideHost, decideNetwork } from './network.js';
 export type { Finding, FindingKind, ScanContext, ScanPolicy } from './scan/finding.js';
 export type {
   GuardedPrompt,

@@ -86,4 +86,15 @@ describe('entries that cannot start', () => {
     ]);
     expect(running(merged).map((s) => s.config.name)).toEqual(['a']);
   });
+
+  it('marks registrations (and only them) as registered, so their connects are guarded after a restart too', () => {
+    const merged = mergeRegistrations(
+      [file('a'), file('b')],
+      [row('a', 'toggle', true), row('b', 'api', true, { url: 'https://example.com/mcp' })],
+    );
+    expect(running(merged).map((s) => [s.config.name, s.registered === true])).toEqual([
+      ['a', false],
+      ['b', true],
+    ]);
+  });
 });

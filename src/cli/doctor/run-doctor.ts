@@ -2,6 +2,7 @@ import type { CredentialStore } from '../../client/auth/credential-store.js';
 import { FileCredentialStore } from '../../client/auth/file-credential-store.js';
 import { Connection } from '../../client/connection.js';
 import type { LogEntry } from '../../client/connection-types.js';
+import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
 import { commandSteps, urlSteps, variablesStep } from './preflight.js';
@@ -43,6 +44,8 @@ export interface DoctorOptions {
   readonly connectTimeoutMs?: number;
   /** Each step as it completes, for a person watching. */
   readonly onStep?: (step: DoctorStep) => void;
+  /** A registration's network guard (governance.network), as the host connects it. */
+  readonly network?: NetworkGuard;
 }
 
 const LIST_STEPS = ['capabilities', 'tools', 'resources', 'prompts'] as const;
@@ -140,6 +143,7 @@ async function traceConnect(
     env: options.env,
     cwd: options.cwd,
     credentials: options.credentials ?? new FileCredentialStore({ dataDir: options.dataDir }),
+    ...(options.network && { network: options.network }),
     onLog,
   });
   const spawnStep = (): DoctorStep[] =>

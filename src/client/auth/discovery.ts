@@ -8,7 +8,7 @@ import {
   resourceUrlFromServerUrl,
 } from '@modelcontextprotocol/client';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/core';
-import { describeError, SwitchboardError } from '../../core/errors.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import { authFailed } from './auth-errors.js';
 import { checkMetadataEndpoints, secureUrl } from './endpoint-safety.js';
 
@@ -207,6 +207,8 @@ async function get(server: string, url: string, fetchFn: FetchLike): Promise<Res
       headers: { Accept: 'application/json', 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION },
     });
   } catch (error) {
+    // The network policy refused the URL the server handed us: that answer stands as it is.
+    if (isSwitchboardError(error, 'POLICY_DENIED')) throw error;
     throw authFailed(server, 'unreachable', `cannot fetch ${url}: ${describeError(error)}. Retry later.`, {
       cause: error,
     });

@@ -9,7 +9,7 @@ import {
   type StreamableHTTPClientTransportOptions,
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
-import { describeError, SwitchboardError } from '../../core/errors.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import { repairResponse } from '../response-shape.js';
 import { withWatchedBody } from './watched-body.js';
 
@@ -53,6 +53,11 @@ export interface HttpTransportOptions {
    * is watched like any other.
    */
   readonly fetchMiddleware?: (next: FetchLike) => FetchLike;
+  /**
+   * The fetch that goes on the wire (default: the global one). A guarded server's is the
+   * network guard's (guarded-fetch.ts); its POLICY_DENIED refusals reach the caller as they are.
+   */
+  readonly fetch?: FetchLike;
 }
 
 /** The last HTTP failure seen on the wire. */
@@ -88,6 +93,7 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       networkLost?: (why: string, when: 'after-send' | 'now') => void;
       message?: (message: unknown) => void;
     } = {};
+    const wire = options.fetch ?? fetch;
     super(new URL(options.url), {
       // GET-stream resumption: the SDK default gives up after 2 tries (#2098).
       reconnectionOptions: {
@@ -114,11 +120,13 @@ export class HttpTransport extends StreamableHTTPClientTransport {
         const unlink = () => outer?.removeEventListener('abort', relay);
         let response: Response;
         try {
-          response = await fetch(url, { ...init, signal: own.signal });
+          response = await wire(url, { ...init, signal: own.signal });
         } catch (error) {
           unlink();
           if (outer?.aborted) throw error;
           hooks.networkLost?.(`cannot reach ${String(url)}: ${causeOf(error)}`, 'after-send');
+          // A refusal by the network guard is its own answer (the address, the rule).
+          if (isSwitchboardError(error, 'POLICY_DENIED')) throw error;
           throw new SwitchboardError(
             'UPSTREAM_DISCONNECTED',
             `Cannot reach ${String(url)}: ${causeOf(error)}. Check that the server is running.`,
@@ -286,14 +294,17 @@ function causeOf(error: unknown): string {
 
 /** The legacy HTTP+SSE transport (2024-11-05 servers): the SDK's, with our headers and token. */
 export function createSseTransport(options: HttpTransportOptions): SSEClientTransport {
+  const wire = options.fetch ?? fetch;
   return new SSEClientTransport(new URL(options.url), {
     ...(options.sdk?.authProvider && { authProvider: options.sdk.authProvider }),
+    // The POSTs go through `fetch`, the event stream through `eventSourceInit.fetch`.
+    ...(options.fetch && { fetch: options.fetch }),
     requestInit: { headers: { ...options.headers } },
     eventSourceInit: {
       fetch: (url, init) => {
         const headers = new Headers(init?.headers);
         for (const [k, v] of Object.entries(options.headers)) headers.set(k, v);
-        return fetch(url, { ...init, headers });
+        return wire(url, { ...init, headers });
       },
     },
   });

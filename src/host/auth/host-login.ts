@@ -1,3 +1,4 @@
+import type { FetchLike } from '@modelcontextprotocol/client';
 import type { CredentialStore } from '../../client/auth/credential-store.js';
 import { createOAuthSession } from '../../client/auth/http-auth.js';
 import { type LoginOptions, runLogin } from '../../client/auth/login/login.js';
@@ -14,6 +15,11 @@ import type { ServerConfig } from '../../core/server-config.js';
 export interface HostLoginOptions extends Omit<LoginOptions, 'print'> {
   /** Where instructions go. Default: nowhere (an embedding app shows the URL itself through `onUrl`). */
   readonly print?: (line: string) => void;
+  /**
+   * How requests to the authorization server go: a registered server's through the network
+   * guard (the host sets it), else the global fetch.
+   */
+  readonly fetch?: FetchLike;
 }
 
 export async function loginServer(
@@ -29,7 +35,11 @@ export async function loginServer(
       { details: { server: config.name, field: 'auth' } },
     );
   }
-  const session = createOAuthSession(config, { env, credentials });
+  const session = createOAuthSession(config, {
+    env,
+    credentials,
+    ...(options.fetch && { fetch: options.fetch }),
+  });
   if (config.auth.grant !== 'authorization_code') {
     // A machine client: no person, no browser; the grant runs now and stores the tokens.
     await session.startAuthorization();

@@ -1,5 +1,6 @@
 import { Connection } from '../../client/connection.js';
 import type { ConnectionOptions } from '../../client/connection-types.js';
+import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
 import { TypedEmitter } from '../../client/typed-emitter.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
@@ -15,8 +16,10 @@ import {
  * Keeps every configured server connected, each on its own: `start()` returns at once, servers
  * connect in parallel, and one slow or broken server never holds up another. A first connect
  * is retried on a short schedule and then left `failed` (with the error and what to do) until
- * reloaded; a server that drops after connecting is reconnected with capped, jittered backoff.
- * Every retry uses a fresh Connection, so a fresh transport and process.
+ * reloaded; a server that drops after connecting is reconnected with capped, jittered backoff
+ * (unless the reconnect is refused for good: an authorization server's refusal, or the network
+ * policy's — those wait in `failed` for a reload). Every retry uses a fresh Connection, so a
+ * fresh transport and process (and, for a guarded server, a fresh lookup judged again).
  */
 export type ServerState = 'connecting' | 'connected' | 'reconnecting' | 'needs_auth' | 'failed' | 'disabled';
 
@@ -66,6 +69,8 @@ interface Runner {
   readonly transport: ServerSnapshot['transport'];
   /** What it connects with; absent for a held server (`hold`), which never connects. */
   readonly config?: ServerConfig;
+  /** The guarded network of a server registered at run time; kept across reloads. */
+  readonly network?: NetworkGuard;
   /** Why a held server cannot start: its error while it is shown `failed`. */
   readonly held?: SwitchboardError;
   state: ServerState;
@@ -91,14 +96,18 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     for (const config of configs) this.add(config);
   }
 
-  /** Adds or replaces a server and starts connecting it. */
-  add(config: ServerConfig, options: { enabled?: boolean } = {}): void {
+  /**
+   * Adds or replaces a server and starts connecting it. `network`: where its HTTP goes (the
+   * guard of a server registered at run time); every connect of this server uses it.
+   */
+  add(config: ServerConfig, options: { enabled?: boolean; network?: NetworkGuard } = {}): void {
     const previous = this.runners.get(config.name);
     if (previous) void this.retire(previous);
     const runner: Runner = {
       name: config.name,
       transport: config.transport.kind,
       config,
+      ...(options.network && { network: options.network }),
       state: options.enabled === false ? 'disabled' : 'connecting',
       counts: { tools: 0, resources: 0, prompts: 0 },
       incomplete: [],
@@ -157,7 +166,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     if (runner.state !== 'disabled' && runner.state !== 'failed' && runner.state !== 'needs_auth') return;
     // A held server has nothing to connect with: enabled, it is failed again, with its error.
     if (!runner.config) this.setState(runner, 'failed');
-    else this.add(runner.config);
+    else this.add(runner.config, guarded(runner));
   }
 
   /**
@@ -166,8 +175,8 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
    */
   reload(name: string, config?: ServerConfig): void {
     const runner = this.require(name);
-    if (config) this.add(config);
-    else if (runner.config) this.add(runner.config);
+    if (config) this.add(config, guarded(runner));
+    else if (runner.config) this.add(runner.config, guarded(runner));
   }
 
   /**
@@ -232,6 +241,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       const connection = (this.options.createConnection ?? ((o) => new Connection(o)))({
         ...this.options.connection,
         config,
+        ...(runner.network && { network: runner.network }),
       });
       runner.connection = connection;
       try {
@@ -264,10 +274,12 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
           return;
         }
         const firstConnectOver = attempt >= delays.length || Date.now() >= startupDeadline;
-        // An authorization server that refused us for good will refuse a reconnect too.
-        const authRefused =
-          runner.error.code === 'AUTH_FAILED' && runner.error.details.reason !== 'unreachable';
-        if (authRefused || (!everConnected && (firstConnectOver || !retryable(runner.error)))) {
+        // An authorization server that refused us for good will refuse a reconnect too, and
+        // the network policy refuses the same address again: both wait for a reload.
+        const refused =
+          (runner.error.code === 'AUTH_FAILED' && runner.error.details.reason !== 'unreachable') ||
+          runner.error.code === 'POLICY_DENIED';
+        if (refused || (!everConnected && (firstConnectOver || !retryable(runner.error)))) {
           this.setState(runner, 'failed');
           return;
         }
@@ -332,6 +344,11 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     if (!runner) throw unknownServer(name);
     return runner;
   }
+}
+
+/** The add options that keep a runner's guarded network. */
+function guarded(runner: Runner): { network?: NetworkGuard } {
+  return runner.network ? { network: runner.network } : {};
 }
 
 /** A person must log in: the server or our credentials say so. */
