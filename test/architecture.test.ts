@@ -24,6 +24,8 @@ const NODE_ONLY: Record<string, readonly string[]> = {
   'node:child_process': [
     'client/transports/stdio.ts',
     'client/transports/process-group.ts',
+    // Spawns the stdio server (stdio.ts frames its messages).
+    'client/transports/server-process.ts',
     'client/auth/login/open-browser.ts',
   ],
   'better-sqlite3': ['storage/database.ts'],

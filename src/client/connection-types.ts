@@ -7,6 +7,7 @@ import type { EraVerdictStore } from './era.js';
 import type { ListKind, ListSnapshot } from './list-cache.js';
 import type { ElicitationHandler, RootsHandler, SamplingHandler } from './server-requests.js';
 import type { TaskInfo } from './task-runner.js';
+import type { SpawnRecorder } from './transports/stdio.js';
 
 /** The public types of a Connection: its options, states, events and call options. */
 
@@ -75,6 +76,12 @@ export interface ConnectionOptions {
    * AUTH_REQUIRED at once (and starts no login, so one under way elsewhere is left alone).
    */
   readonly onAuthorizationUrl?: AuthorizationHandler;
+  /**
+   * Records every stdio server process spawned and ended, so they can be ended after this
+   * process died without doing so (the host's spawn ledger). Without one, stdio servers are
+   * still ended with the connection, and when this process exits.
+   */
+  readonly spawnRecorder?: SpawnRecorder;
 }
 
 /** Options of one call. */

@@ -20,6 +20,7 @@ import { attemptFailure } from './attempt-failure.js';
 import { findAuthError } from './auth/auth-errors.js';
 import { versionError } from './connect-errors.js';
 import { type ConnectAttempt, planRecovery } from './connect-recovery.js';
+import { ConnectionDrops } from './connection-drops.js';
 import type {
   CallOptions,
   ConnectionEvents,
@@ -90,6 +91,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private reinitializing?: Promise<void>;
   private readonly progress = new ProgressRouter();
   private readonly controllers = new ControllerPool();
+  private readonly drops = new ConnectionDrops();
   private currentState: ConnectionState = 'idle';
 
   constructor(private readonly options: ConnectionOptions) {
@@ -162,7 +164,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.connectingTransport = undefined;
     this.lists.clear();
     // A handshake under way is cut short: its transport closes, the connect rejects.
-    await Promise.all([client?.close().catch(() => undefined), connecting?.close().catch(() => undefined)]);
+    await Promise.all([
+      client?.close().catch(() => undefined),
+      connecting?.close().catch(() => undefined),
+      this.drops.ending,
+    ]);
   }
 
   // ---- lists ---------------------------------------------------------------------------
@@ -322,6 +328,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       env: this.options.env ?? process.env,
       sse: attempt.sse === true,
       onSpawn: (pid) => this.log('lifecycle', 'info', `started process ${pid}`),
+      ...(this.options.spawnRecorder && { spawnRecorder: this.options.spawnRecorder }),
       onStderrLine: (line) => this.log('stderr', 'info', line),
       onStdoutNoise: (line) => this.log('stdout', 'warning', `not JSON-RPC, ignored: ${line}`),
       ...(this.options.credentials && { credentials: this.options.credentials }),
@@ -401,13 +408,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.direct = undefined;
     this.lists.clear();
     if (this.currentState !== 'connected') return;
-    const exit = transport instanceof StdioTransport ? transport.exitInfo : undefined;
-    const how = exit ? ` (exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` : '';
-    const error = new SwitchboardError(
-      'UPSTREAM_DISCONNECTED',
-      `Server "${this.name}" disconnected${how}. Reconnect to start it again; see its log for the cause.`,
-      { details: { server: this.name, ...(exit && { exitCode: exit.code, signal: exit.signal }) } },
-    );
+    const error = this.drops.dropped(this.name, client, transport);
     this.log('lifecycle', 'warning', error.message);
     this.setState('disconnected', error);
     this.emit('disconnected', error);
@@ -467,7 +468,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
           },
         );
       }
-      const mapped = mapSdkError(error, this.name, method);
+      const mapped = this.drops.cutOff(mapSdkError(error, this.name, method), client, method);
       if (!retried && this.isExpiredSession(mapped, client)) {
         await this.reinitialize(client);
         return this.run(method, options, fn, true);
