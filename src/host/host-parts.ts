@@ -19,6 +19,7 @@ import { approvalThroughInbox, elicitationThroughInbox } from './inbox/inbox-ada
 import { LogFiles } from './logs/log-files.js';
 import { MANAGEMENT_SERVER } from './management/management-tools.js';
 import { MediaStore } from './media/media-store.js';
+import { SpawnLedger } from './supervisor/spawn-ledger.js';
 import { Supervisor } from './supervisor/supervisor.js';
 
 /**
@@ -46,6 +47,8 @@ export interface HostParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly callers: CallerRelay;
   readonly settings: GovernanceConfig;
+  /** The record of spawned stdio servers, for ending them after a kill (Linux; spawn-ledger.ts). */
+  readonly processes: SpawnLedger | undefined;
   /** Set once the host exists; until then log lines and events are dropped (none come). */
   bind(sink: HostSink): void;
 }
@@ -68,6 +71,15 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     ? await openStoreCredentialStore({ store, dataDir, env })
     : ((options.credentials as CredentialStore | undefined) ?? new FileCredentialStore({ dataDir }));
   const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
+  // Before any server starts: what dead hosts left on this data dir is ended first.
+  const processes = await SpawnLedger.open({
+    dir: join(dataDir, 'processes'),
+    ...(options.watchdog !== undefined && { watchdog: options.watchdog }),
+    log: warn,
+  }).catch((error: unknown) => {
+    warn(`spawn ledger: not kept (${describeError(error)}); stdio servers are ended in-process only`);
+    return undefined;
+  });
   const supervisor = new Supervisor({
     connection: {
       // Elicitations go to the client whose call caused them (a gateway client), else to the
@@ -80,6 +92,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
       eraStore,
       onLog: (entry) => sink?.onLog(entry),
       onEvent: (event) => sink?.onEvent(event),
+      ...(processes && { spawnRecorder: processes }),
     },
     ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
   });
@@ -107,6 +120,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     env,
     callers,
     settings,
+    processes,
     bind: (next) => {
       sink = next;
     },

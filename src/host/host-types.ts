@@ -22,7 +22,10 @@ export interface HostOptions {
   /** Where each of `servers` came from (a file path), by name; shown in the status. */
   readonly sources?: Readonly<Record<string, string>>;
   /** Passed to every connection (elicitation, sampling handlers…). */
-  readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent'>;
+  readonly connection?: Omit<
+    ConnectionOptions,
+    'config' | 'eraStore' | 'onLog' | 'onEvent' | 'spawnRecorder'
+  >;
   readonly firstConnectDelaysMs?: readonly number[];
   /** Where media files are served from (the gateway mounts `mediaHandler()` there). */
   readonly mediaBaseUrl?: string;
@@ -35,6 +38,12 @@ export interface HostOptions {
    * PostgreSQL `database`, or `'store'`, the store, encrypted (`openStoreCredentialStore`).
    */
   readonly credentials?: CredentialStore | 'store';
+  /**
+   * Linux: start one small watchdog process (`sh`) that ends this host's stdio servers and
+   * everything they started as soon as the host dies, SIGKILL included. Default true. Without
+   * it, what a killed host left is ended when the next host starts on the same data dir.
+   */
+  readonly watchdog?: boolean;
 }
 
 /** What hooks learn of a call. `session` is whatever the caller passed (the agent's session). */
