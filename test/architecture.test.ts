@@ -24,7 +24,11 @@ const NODE_ONLY: Record<string, readonly string[]> = {
   'node:child_process': [
     'client/transports/stdio.ts',
     'client/transports/process-group.ts',
+    // Spawns the stdio server (stdio.ts frames its messages).
+    'client/transports/server-process.ts',
     'client/auth/login/open-browser.ts',
+    // The host's watchdog, which ends its stdio servers' trees if the host is killed.
+    'host/supervisor/spawn-watchdog.ts',
   ],
   'better-sqlite3': ['storage/database.ts'],
   pg: ['storage/postgres-database.ts'],

@@ -54,6 +54,7 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
     env: options.env ?? process.env,
     sse: attempt.sse === true,
     onSpawn: (pid) => log('lifecycle', 'info', `started process ${pid}`),
+    ...(options.spawnRecorder && { spawnRecorder: options.spawnRecorder }),
     onStderrLine: (line) => log('stderr', 'info', line),
     onStdoutNoise: (line) => {
       const repaired = repairNoiseLine(line);

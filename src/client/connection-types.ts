@@ -8,6 +8,7 @@ import type { ListKind, ListSnapshot } from './list-cache.js';
 import type { ElicitationHandler, RootsHandler, SamplingHandler } from './server-requests.js';
 import type { TaskInfo } from './task-runner.js';
 import type { NetworkGuard } from './transports/guarded-fetch.js';
+import type { SpawnRecorder } from './transports/stdio.js';
 
 /** The public types of a Connection: its options, states, events and call options. */
 
@@ -82,6 +83,12 @@ export interface ConnectionOptions {
    * servers registered at run time; unset (config-file servers), the global fetch.
    */
   readonly network?: NetworkGuard;
+  /**
+   * Records every stdio server process spawned and ended, so they can be ended after this
+   * process died without doing so (the host's spawn ledger). Without one, stdio servers are
+   * still ended with the connection, and when this process exits.
+   */
+  readonly spawnRecorder?: SpawnRecorder;
 }
 
 /** Options of one call. */

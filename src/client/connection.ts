@@ -15,6 +15,7 @@ import {
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
 import { type AttemptWiring, openSession, type Session } from './connect-attempt.js';
+import { ConnectionDrops } from './connection-drops.js';
 import type {
   CallOptions,
   ConnectionEvents,
@@ -71,6 +72,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private connectingTransport?: Transport;
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
+  private readonly drops = new ConnectionDrops();
   private currentState: ConnectionState = 'idle';
 
   constructor(private readonly options: ConnectionOptions) {
@@ -94,6 +96,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
           meta[LOG_LEVEL_META_KEY] = this.options.logLevel ?? 'info';
       },
       recover: (error, client) => this.recover(error, client),
+      explain: (error, client, method) => this.drops.cutOff(error, client, method),
     });
   }
 
@@ -154,7 +157,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.connectingTransport = undefined;
     this.lists.clear();
     // A handshake under way is cut short: its transport closes, the connect rejects.
-    await Promise.all([client?.close().catch(() => undefined), connecting?.close().catch(() => undefined)]);
+    await Promise.all([
+      client?.close().catch(() => undefined),
+      connecting?.close().catch(() => undefined),
+      // A dropped transport may still be ending what its server left running.
+      this.drops.ending,
+    ]);
   }
 
   // ---- lists ---------------------------------------------------------------------------
@@ -328,15 +336,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.session = undefined;
     this.lists.clear();
     if (this.currentState !== 'connected') return;
-    const exit = transport instanceof StdioTransport ? transport.exitInfo : undefined;
-    const how = exit ? ` (exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` : '';
-    const lost = transport instanceof HttpTransport ? transport.lostReason : undefined;
-    const why = lost ? ` (${lost})` : '';
-    const error = new SwitchboardError(
-      'UPSTREAM_DISCONNECTED',
-      `Server "${this.name}" disconnected${how}${why}. Reconnect to start it again; see its log for the cause.`,
-      { details: { server: this.name, ...(exit && { exitCode: exit.code, signal: exit.signal }) } },
-    );
+    const error = this.drops.dropped(this.name, client, transport);
     this.log('lifecycle', 'warning', error.message);
     this.setState('disconnected', error);
     this.emit('disconnected', error);

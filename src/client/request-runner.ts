@@ -27,6 +27,8 @@ export interface RunnerHost {
   decorate(meta: RequestMeta): void;
   /** After a failure: true when the connection recovered and the request should go once more. */
   recover(error: SwitchboardError, client: Client): Promise<boolean>;
+  /** A failure as the request reports it: one cut off by a drop says the drop's cause. */
+  explain(error: SwitchboardError, client: Client, method: string): SwitchboardError;
 }
 
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -85,7 +87,7 @@ export class RequestRunner {
           },
         );
       }
-      const mapped = mapSdkError(error, name, method);
+      const mapped = this.host.explain(mapSdkError(error, name, method), client, method);
       if (!retried && (await this.host.recover(mapped, client))) return this.run(method, options, fn, true);
       throw mapped;
     } finally {

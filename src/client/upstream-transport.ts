@@ -14,7 +14,7 @@ import {
 } from './transports/guarded-fetch.js';
 import { createSseTransport, HttpTransport } from './transports/http.js';
 import { buildChildEnv } from './transports/safe-env.js';
-import { StdioTransport } from './transports/stdio.js';
+import { type SpawnRecorder, StdioTransport } from './transports/stdio.js';
 
 /**
  * Builds the transport for one connect attempt, expanding `${VAR}` references now (so an
@@ -28,6 +28,8 @@ export interface UpstreamTransportOptions {
   /** Use the legacy HTTP+SSE transport for an `http` entry (the 4xx fallback). */
   readonly sse: boolean;
   readonly onSpawn?: (pid: number) => void;
+  /** Records every stdio server process spawned and ended (a host's spawn ledger). */
+  readonly spawnRecorder?: SpawnRecorder;
   readonly onStderrLine?: (line: string) => void;
   readonly onStdoutNoise?: (line: string) => void;
   /** Where OAuth credentials live (default: in memory, per process). */
@@ -53,6 +55,7 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
       env: buildChildEnv(env, interpolateRecord(t.env, env, at('env'))),
       ...(t.cwd !== undefined && { cwd: interpolate(t.cwd, env, at('cwd')) }),
       ...(options.onSpawn && { onSpawn: options.onSpawn }),
+      ...(options.spawnRecorder && { spawnRecorder: options.spawnRecorder }),
       ...(options.onStderrLine && { onStderrLine: options.onStderrLine }),
       ...(options.onStdoutNoise && { onStdoutNoise: options.onStdoutNoise }),
     });

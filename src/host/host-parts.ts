@@ -25,6 +25,7 @@ import { approvalThroughInbox, elicitationThroughInbox } from './inbox/inbox-ada
 import { LogFiles } from './logs/log-files.js';
 import { MANAGEMENT_SERVER } from './management/management-tools.js';
 import { MediaStore } from './media/media-store.js';
+import { SpawnLedger } from './supervisor/spawn-ledger.js';
 import { Supervisor } from './supervisor/supervisor.js';
 
 /**
@@ -52,6 +53,8 @@ export interface HostParts {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly callers: CallerRelay;
   readonly settings: GovernanceConfig;
+  /** The record of spawned stdio servers, for ending them after a kill (Linux; spawn-ledger.ts). */
+  readonly processes: SpawnLedger | undefined;
   /** Where registered servers' HTTP goes: every connect judged by governance.network. */
   readonly network: NetworkGuard;
   /** Resolves host names for the network guard. */
@@ -88,6 +91,15 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     ? await openStoreCredentialStore({ store, dataDir, env })
     : ((options.credentials as CredentialStore | undefined) ?? new FileCredentialStore({ dataDir }));
   const inbox = new Inbox({ timeoutMs: settings.approvalTimeoutMs });
+  // Before any server starts: what dead hosts left on this data dir is ended first.
+  const processes = await SpawnLedger.open({
+    dir: join(dataDir, 'processes'),
+    ...(options.watchdog !== undefined && { watchdog: options.watchdog }),
+    log: warn,
+  }).catch((error: unknown) => {
+    warn(`spawn ledger: not kept (${describeError(error)}); stdio servers are ended in-process only`);
+    return undefined;
+  });
   const supervisor = new Supervisor({
     connection: {
       // Elicitations go to the client whose call caused them (a gateway client), else to the
@@ -100,6 +112,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
       eraStore,
       onLog: (entry) => sink?.onLog(entry),
       onEvent: (event) => sink?.onEvent(event),
+      ...(processes && { spawnRecorder: processes }),
     },
     ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
   });
@@ -129,6 +142,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     env,
     callers,
     settings,
+    processes,
     network,
     resolver,
     bind: (next) => {

@@ -30,7 +30,10 @@ export interface HostOptions {
   /** Where each of `servers` came from (a file path), by name; shown in the status. */
   readonly sources?: Readonly<Record<string, string>>;
   /** Passed to every connection (elicitation, sampling handlers…). */
-  readonly connection?: Omit<ConnectionOptions, 'config' | 'eraStore' | 'onLog' | 'onEvent' | 'network'>;
+  readonly connection?: Omit<
+    ConnectionOptions,
+    'config' | 'eraStore' | 'onLog' | 'onEvent' | 'network' | 'spawnRecorder'
+  >;
   readonly firstConnectDelaysMs?: readonly number[];
   /** Where media files are served from (the gateway mounts `mediaHandler()` there). */
   readonly mediaBaseUrl?: string;
@@ -43,6 +46,12 @@ export interface HostOptions {
    * PostgreSQL `database`, or `'store'`, the store, encrypted (`openStoreCredentialStore`).
    */
   readonly credentials?: CredentialStore | 'store';
+  /**
+   * Linux: start one small watchdog process (`sh`) that ends this host's stdio servers and
+   * everything they started as soon as the host dies, SIGKILL included. Default true. Without
+   * it, what a killed host left is ended when the next host starts on the same data dir.
+   */
+  readonly watchdog?: boolean;
   /**
    * How the host names of servers registered at run time are resolved for the network guard
    * (governance.network), at registration and at every connect. Default: the system resolver.

@@ -41,6 +41,7 @@ import { createMediaHandler, type MediaHandler } from './media/media-handler.js'
 import type { MediaStore } from './media/media-store.js';
 import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
 import { fileServers, ServerRegistry } from './server-registry.js';
+import type { SpawnLedger } from './supervisor/spawn-ledger.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
 export type { HostCallOptions } from './governed-call.js';
@@ -72,6 +73,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly env: Readonly<Record<string, string | undefined>>;
   private readonly callers: CallerRelay;
   private readonly parts: HostParts;
+  private readonly processes: SpawnLedger | undefined;
   /** The governed call path: policy, approvals and audit. */
   readonly governor: Governor;
   /** Approvals and elicitations waiting for a person; front-ends attach here. */
@@ -95,6 +97,7 @@ export class Host extends TypedEmitter<HostEvents> {
       credentials: this.credentials,
       env: this.env,
       callers: this.callers,
+      processes: this.processes,
     } = parts);
     const { supervisor, governor, store, media } = parts;
     this.registry = new ServerRegistry({
@@ -490,6 +493,7 @@ export class Host extends TypedEmitter<HostEvents> {
     this.stopLoginWatch();
     this.inbox.close();
     await this.supervisor.stop();
+    await this.processes?.close();
     await this.keeper.stop();
     await this.store.close();
     await this.logs.close();

@@ -1,15 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../../core/errors.js';
 import { LineSplitter } from './line-splitter.js';
-import { signalGroup, trackGroup, untrackGroup, waitForExit, waitForGroupGone } from './process-group.js';
+import { type ExitInfo, ServerProcess, type SpawnRecorder } from './server-process.js';
+
+export type { ExitInfo, SpawnRecord, SpawnRecorder } from './server-process.js';
 
 /**
  * Our stdio transport. Written instead of the SDK's because that one signals only the direct
  * child, which shares our process group (SDK #2023): a server started through `sh -c`, or one
  * that spawns helpers, survives `close()` as an orphan. Here the server leads its own process
- * group; close ends stdin, then SIGTERMs the group, then SIGKILLs it after a grace period.
+ * group and session, and its whole tree is tracked (`server-process.ts`); close ends stdin,
+ * then SIGTERMs the tree, then SIGKILLs it after a grace period. The connection ends as soon
+ * as the spawned process exits or its stdout ends, whoever else holds the pipe.
  * stderr is never inherited: it is split into lines for the log sink.
  *
  * The `pid` and `stderr` accessors also make the SDK treat this as a stdio-shaped transport
@@ -33,14 +37,17 @@ export interface StdioTransportOptions {
   readonly stdinGraceMs?: number;
   /** How long after SIGTERM before SIGKILL. Default 2 s. */
   readonly termGraceMs?: number;
+  /** Records every process spawned and ended (a host's spawn ledger). */
+  readonly spawnRecorder?: SpawnRecorder;
 }
 
-/** How the child ended, for error messages. */
-export interface ExitInfo {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  /** True when the process ended because we closed it. */
-  readonly requested: boolean;
+/**
+ * Why the transport closed on its own when the exit status alone does not say it: `text`
+ * completes "Server "x" disconnected: …".
+ */
+export interface StdioCloseReason {
+  readonly kind: 'stdout-closed' | 'exited-stdout-held';
+  readonly text: string;
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -50,12 +57,10 @@ export class StdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
-  private child?: ChildProcess;
-  private pgid?: number;
+  private server?: ServerProcess;
   private closing?: Promise<void>;
   private closedNotified = false;
   private readonly stderrTail: string[] = [];
-  private exit?: ExitInfo;
   /** The wait for stdin to drain, shared by every send held back meanwhile. */
   private draining: Promise<void> | undefined;
   /** stdin is corked until the check phase: messages sent meanwhile go out in one write. */
@@ -65,12 +70,12 @@ export class StdioTransport implements Transport {
 
   /** The server's process id (also its process group id), once started. */
   get pid(): number | null {
-    return this.child?.pid ?? null;
+    return this.server?.child.pid ?? null;
   }
 
   /** The server's stderr stream; already consumed line by line for the log sink. */
   get stderr(): Readable | null {
-    return this.child?.stderr ?? null;
+    return this.server?.child.stderr ?? null;
   }
 
   /** The last lines the server wrote to stderr (for error messages). */
@@ -80,28 +85,54 @@ export class StdioTransport implements Transport {
 
   /** How the process exited, once it has. */
   get exitInfo(): ExitInfo | undefined {
-    return this.exit;
+    return this.server?.exit;
+  }
+
+  /** Why the transport closed on its own, where the exit status does not say it all. */
+  get closeReason(): StdioCloseReason | undefined {
+    const gone = this.server?.goneReason;
+    const pid = this.pid;
+    if (gone?.kind === 'stdout-closed') {
+      return {
+        kind: 'stdout-closed',
+        text: `it closed its stdout while its process (pid ${pid}) was still running, so it could answer nothing more; the process was stopped`,
+      };
+    }
+    const exit = this.exitInfo;
+    if (gone?.kind !== 'exited' || !gone.stdoutHeld || !exit) return undefined;
+    const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+    // A wrapper that started the real server in the background and exited looks just so.
+    const wrapper =
+      exit.code === 0
+        ? '. If the command is a wrapper that starts the server in the background, run the server in the foreground (`exec`)'
+        : '';
+    return {
+      kind: 'exited-stdout-held',
+      text: `its process (pid ${pid}) exited with ${how} while a process it had started still held its stdout open; what was left was stopped${wrapper}`,
+    };
   }
 
   start(): Promise<void> {
-    if (this.child) throw new Error('StdioTransport already started');
+    if (this.server) throw new Error('StdioTransport already started');
     const { command, args, env, cwd } = this.options;
     return new Promise((resolve, reject) => {
-      let child: ChildProcess;
+      let server: ServerProcess;
       try {
-        child = spawn(command, [...args], {
-          cwd,
+        server = new ServerProcess({
+          command,
+          args,
           env,
-          stdio: ['pipe', 'pipe', 'pipe'],
-          // A new process group (and session): signals to -pgid reach the whole tree.
-          detached: process.platform !== 'win32',
-          windowsHide: true,
+          ...(cwd !== undefined && { cwd }),
+          stdinGraceMs: this.options.stdinGraceMs ?? 300,
+          termGraceMs: this.options.termGraceMs ?? 2000,
+          ...(this.options.spawnRecorder && { recorder: this.options.spawnRecorder }),
         });
       } catch (error) {
         reject(this.spawnError(error));
         return;
       }
-      this.child = child;
+      this.server = server;
+      const child = server.child;
       child.once('error', (error) => {
         if (!child.pid) {
           reject(this.spawnError(error));
@@ -111,23 +142,12 @@ export class StdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.once('spawn', () => {
-        this.pgid = child.pid!;
-        trackGroup(this.pgid);
-        this.options.onSpawn?.(this.pgid);
+        this.options.onSpawn?.(child.pid!);
         resolve();
       });
-      child.once('exit', (code, signal) => {
-        this.exit = { code, signal, requested: this.closing !== undefined };
-      });
-      // 'close' fires after stdio streams end: every message the server wrote has been read.
-      child.once('close', () => {
-        // The leader is gone; helpers it left in the group are killed now, not leaked.
-        if (this.pgid !== undefined && !this.closing) {
-          signalGroup(this.pgid, 'SIGKILL');
-          untrackGroup(this.pgid);
-        }
-        this.notifyClosed();
-      });
+      // The server exited (what it wrote is read by now) or closed its stdout: pending
+      // requests fail at once, whoever else still holds the pipe.
+      server.ongone = () => this.notifyClosed();
       this.wireStdout(child);
       this.wireStderr(child);
       child.stdin?.on('error', (error) => {
@@ -138,8 +158,8 @@ export class StdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || this.closing || this.exit) {
+    const stdin = this.server?.child.stdin;
+    if (!stdin || stdin.destroyed || this.closing || this.server?.exit || this.server?.goneReason) {
       throw new SwitchboardError(
         'UPSTREAM_DISCONNECTED',
         'The server process is not running; reconnect to restart it.',
@@ -175,36 +195,14 @@ export class StdioTransport implements Transport {
     return this.draining;
   }
 
-  /** Ends stdin, then SIGTERMs and finally SIGKILLs the whole process group. Idempotent. */
+  /** Ends stdin, then SIGTERMs and finally SIGKILLs the server's whole tree. Idempotent. */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
   }
 
   private async shutdown(): Promise<void> {
-    const child = this.child;
-    if (!child || this.pgid === undefined) {
-      this.notifyClosed();
-      return;
-    }
-    const pgid = this.pgid;
-    const stdinGrace = this.options.stdinGraceMs ?? 300;
-    const termGrace = this.options.termGraceMs ?? 2000;
-    child.stdin?.end();
-    const exited = await waitForExit(child, stdinGrace);
-    // Even when the leader left on its own, helpers may remain in its group.
-    if (signalGroup(pgid, 'SIGTERM') || !exited) {
-      const gone =
-        (await waitForExit(child, termGrace)) && (await waitForGroupGone(pgid, exited ? termGrace : 200));
-      if (!gone) {
-        signalGroup(pgid, 'SIGKILL');
-        await waitForExit(child, 5000);
-        await waitForGroupGone(pgid, 1000);
-      }
-    }
-    untrackGroup(pgid);
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    await this.server?.stop();
     this.notifyClosed();
   }
 
