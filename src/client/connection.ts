@@ -42,7 +42,6 @@ import {
 } from './server-requests.js';
 import { runCallAsTask, shouldRunAsTask, untunnelTaskResult } from './tool-tasks.js';
 import { HttpTransport } from './transports/http.js';
-import { StdioTransport } from './transports/stdio.js';
 import { TypedEmitter } from './typed-emitter.js';
 
 /**
