@@ -266,13 +266,13 @@ export class Host extends TypedEmitter<HostEvents> {
     return latestValues(subscribe, () => this.servers(), signal);
   }
 
-  /** Registers (or updates) a server, persists it, and connects it at once. */
+  /** Registers (or updates) a server, persists it, and connects it at once (unless `enabled: false`). */
   async register(entry: unknown, source = 'api'): Promise<ServerConfig> {
     const config = normalizeServerEntry(entry, { file: source });
     if (config.transport.kind !== 'stdio')
       await checkUpstreamUrl(config.transport.url, this.governor.settings);
-    await this.store.servers.upsert({ name: config.name, entry, enabled: true, source });
-    this.track(config, true, source);
+    await this.store.servers.upsert({ name: config.name, entry, enabled: config.enabled, source });
+    this.track(config, config.enabled, source);
     return config;
   }
 

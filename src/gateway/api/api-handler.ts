@@ -24,7 +24,8 @@ import type { SseStream } from './sse.js';
  * gateway's security chain, so `ctx.principal` is set and the body is read and capped. What
  * every route has in common happens here, in this order: routing (404, 405 with `Allow`),
  * the CSRF check of state-changing requests, the management check, parsing the query and the
- * body with the route's schemas (400), the route, and turning what it threw into an ApiError.
+ * body with the route's schemas (400: a field a route does not take is refused, never ignored),
+ * the route, and turning what it threw into an ApiError.
  */
 export interface ApiHandler {
   handle(ctx: GatewayContext): Promise<Response>;
@@ -45,6 +46,8 @@ export interface ApiHandlerOptions {
 
 /** What a route without query parameters accepts: none. */
 const NO_QUERY = z.strictObject({});
+/** What a route without a body accepts: none, or `{}` (a field sent to it would do nothing: 400). */
+const NO_BODY = z.strictObject({});
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const { host } = options;
@@ -132,7 +135,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       );
     }
     const query = parseQuery(url.searchParams, route.query ?? NO_QUERY);
-    const body = route.body ? parseBody(ctx.body, route.body) : undefined;
+    const body = parseBody(ctx.body, route.body ?? NO_BODY);
     return route.handle({ ctx, caller, params, query, body });
   };
 

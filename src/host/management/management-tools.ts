@@ -1,5 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import { unusedEntryField } from '../../core/config/unused-entry-fields.js';
 import { describeError } from '../../core/errors.js';
+import type { RawServerEntryFields } from '../../core/server-config.js';
 import type { CatalogTool } from '../catalog/catalog.js';
 import type { Admission, AskApproval } from '../governance/governor.js';
 import type { Host } from '../host.js';
@@ -89,6 +91,13 @@ export async function runManagementTool(
   if (name !== 'list_mcp' && !target) return failure('"name" is required: the server\'s name.');
   if (name === 'toggle_mcp' && typeof args.enabled !== 'boolean') {
     return failure('"enabled" must be true or false.');
+  }
+  if (name === 'register_mcp') {
+    // A field the server's transport would not use is refused (before anyone is asked), not
+    // stored to do nothing.
+    const { name: _n, ...entry } = args;
+    const unused = unusedEntryField(entry as RawServerEntryFields);
+    if (unused) return failure(`register_mcp was not run: field "${unused.field}": ${unused.problem}`);
   }
   let admission: Admission;
   try {
