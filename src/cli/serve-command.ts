@@ -42,13 +42,17 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
   });
+  // What is served, and how, is the gateway section's over stdio as over HTTP (its listener,
+  // auth and HTTP limits do not apply: the client that spawned the process is its owner).
+  const settings = resolveGateway(switchboard.config.gateway);
   const gateway = serveGatewayStdio(switchboard.host, {
     input: ctx.stdin,
-    naming: 'namespaced',
-    expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
-    consent: 'on',
-    limits: { argumentBytes: 256 * 1024, depth: 32, stringLength: 100_000 },
-    idempotency: new IdempotencyCache(10 * 60_000),
+    naming: settings.names,
+    expose: settings.expose,
+    consent: settings.consent,
+    limits: settings.limits,
+    idempotency: new IdempotencyCache(settings.idempotencyTtlMs),
+    management: settings.management,
     onerror: (error) => {
       if (ctx.verbose) ctx.err(`switchboard serve: ${error.message}`);
     },

@@ -1,6 +1,7 @@
 import {
   type GetPromptResult,
   type LoggingLevel,
+  type Prompt,
   ProtocolError,
   ProtocolErrorCode,
   type RequestStateCodec,
@@ -9,7 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
-import { compileNameFilter } from '../../host/catalog/globs.js';
+import type { NameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
 import {
   MANAGEMENT_SERVER,
@@ -18,7 +19,13 @@ import {
   runManagementTool,
 } from '../../host/management/management-tools.js';
 import { consentFor } from './consent-gate.js';
-import { exposedPrompts, exposedTools, type NamingMode } from './exposed-names.js';
+import {
+  type ExposedPrompt,
+  exposedPrompts,
+  exposedTools,
+  exposeFilter,
+  type NamingMode,
+} from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
 import { checkInputCaps, type InputLimits } from './input-caps.js';
 import { parkToolCall } from './parked-tool-call.js';
@@ -90,16 +97,17 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   processCodec ??= relayStateCodec(relayStateKey());
   const options = { ...input, relayState: input.relayState ?? processCodec };
   const { host, principal } = options;
-  const promptFilter = compileNameFilter(options.expose.prompts);
+  const promptFilter = exposeFilter(options.expose.prompts);
+  const offers = offeredKinds(options.expose);
   const server = new TaskAwareServer(
     { ...GATEWAY_SERVER_INFO },
     {
       instructions: 'Switchboard: the tools, resources and prompts of several MCP servers, governed.',
       capabilities: {
-        // A kind is advertised only when something of that kind may be exposed.
-        ...(options.expose.tools.length > 0 && { tools: { listChanged: true } }),
+        ...(offers.tools && { tools: { listChanged: true } }),
+        // Always: the gateway's own status resources are there whatever `expose` lets through.
         resources: { listChanged: true, subscribe: true },
-        ...(options.expose.prompts.length > 0 && { prompts: { listChanged: true } }),
+        ...(offers.prompts && { prompts: { listChanged: true } }),
         completions: {},
         logging: {},
         ...(anyUpstreamOffersTasks(host) && { extensions: { [TASKS_EXTENSION]: {} } }),
@@ -110,19 +118,75 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 
   const tools = () =>
     servedTools(host, principal, options.naming, options.expose.tools, options.management === true);
-  const prompts = () => {
-    const all = exposedPrompts(host.catalog().prompts, options.naming);
-    for (const [name, p] of all) {
-      if (!promptFilter(`${p.server}/${p.prompt.name}`) || !principal.allows(p.server)) all.delete(name);
-    }
-    return all;
-  };
+  const prompts = () => servedPrompts(host, principal, options.naming, promptFilter);
   const resources = registerResourceRoutes(server, {
     host,
     allows: (name) => principal.allows(name),
     expose: options.expose.resources,
   });
 
+  // Without the capability the methods are not there at all: the SDK answers them -32601
+  // (method not found), and it refuses to register a handler for a capability not declared.
+  if (offers.tools) registerToolRoutes(server, options, tools);
+  // A 2025 session's threshold for the upstream log lines relayed during its calls.
+  server.setRequestHandler('logging/setLevel', (request) => {
+    sessionLogLevels.set(server, request.params.level);
+    return {};
+  });
+
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const ref = request.params.ref as { type: string; name?: string; uri?: string };
+    const owner =
+      ref.type === 'ref/prompt' ? prompts().get(ref.name ?? '') : resources.template(ref.uri ?? '');
+    if (!owner) return { completion: { values: [], hasMore: false } };
+    const upstreamRef =
+      'prompt' in owner ? { ...ref, name: owner.prompt.name } : { ...ref, uri: owner.item.uriTemplate };
+    return forwarded(
+      async () =>
+        (await host.complete(
+          owner.server,
+          { ...request.params, ref: upstreamRef },
+          { signal: ctx.mcpReq.signal },
+        )) as {
+          completion: { values: string[] };
+        },
+    );
+  });
+
+  if (offers.prompts) registerPromptRoutes(server, options, prompts);
+
+  registerTaskRoutes(server, {
+    host,
+    allows: (name) => principal.allows(name),
+    relayed: relayedParts,
+    fail: (error) => {
+      throw toProtocolError(error);
+    },
+  });
+
+  return server;
+}
+
+/**
+ * Which kinds the gateway offers under `expose`: tools and prompts only when some glob may
+ * let one through (an empty list exposes none, so the capability is left out and their
+ * methods answer -32601, MCP "Lifecycle", capability negotiation). Resources are always
+ * offered, for the gateway's own.
+ */
+export function offeredKinds(expose: GatewayServerOptions['expose']): {
+  readonly tools: boolean;
+  readonly prompts: boolean;
+} {
+  return { tools: expose.tools.length > 0, prompts: expose.prompts.length > 0 };
+}
+
+/** `tools/list` and `tools/call`. */
+function registerToolRoutes(
+  server: Server,
+  options: GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> },
+  tools: () => Map<string, CatalogTool>,
+): void {
+  const { host, principal } = options;
   server.setRequestHandler('tools/list', () => ({
     tools: [...tools()].map(([name, t]) => ({ ...t.tool, name })),
   }));
@@ -172,32 +236,15 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
       ? options.idempotency.run(principal.id, `${key}\u0000${round}`, run)
       : run();
   });
+}
 
-  // A 2025 session's threshold for the upstream log lines relayed during its calls.
-  server.setRequestHandler('logging/setLevel', (request) => {
-    sessionLogLevels.set(server, request.params.level);
-    return {};
-  });
-
-  server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const ref = request.params.ref as { type: string; name?: string; uri?: string };
-    const owner =
-      ref.type === 'ref/prompt' ? prompts().get(ref.name ?? '') : resources.template(ref.uri ?? '');
-    if (!owner) return { completion: { values: [], hasMore: false } };
-    const upstreamRef =
-      'prompt' in owner ? { ...ref, name: owner.prompt.name } : { ...ref, uri: owner.item.uriTemplate };
-    return forwarded(
-      async () =>
-        (await host.complete(
-          owner.server,
-          { ...request.params, ref: upstreamRef },
-          { signal: ctx.mcpReq.signal },
-        )) as {
-          completion: { values: string[] };
-        },
-    );
-  });
-
+/** `prompts/list` and `prompts/get`. */
+function registerPromptRoutes(
+  server: Server,
+  options: GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> },
+  prompts: () => Map<string, ExposedPrompt<Prompt>>,
+): void {
+  const { host } = options;
   server.setRequestHandler('prompts/list', () => ({
     prompts: [...prompts()].map(([name, p]) => ({ ...p.prompt, name })),
   }));
@@ -225,17 +272,6 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     if (answer.kind !== 'input_required') return answer.raw as GetPromptResult;
     return nextRound(options, ctx, answer.raw, { n: request.params.name, h: argumentsDigest(args) });
   });
-
-  registerTaskRoutes(server, {
-    host,
-    allows: (name) => principal.allows(name),
-    relayed: relayedParts,
-    fail: (error) => {
-      throw toProtocolError(error);
-    },
-  });
-
-  return server;
 }
 
 /**
@@ -289,7 +325,7 @@ export function servedTools(
   const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${exposeKey(expose)}`;
   let served = perSnapshot.get(key);
   if (!served) {
-    const keep = compileNameFilter(expose);
+    const keep = exposeFilter(expose);
     served = exposedTools(management ? [...snapshot.tools, ...managementTools()] : snapshot.tools, naming);
     for (const [name, t] of served) {
       if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
@@ -301,6 +337,24 @@ export function servedTools(
 }
 
 const servedCache = new WeakMap<object, BoundedMemo<Map<string, CatalogTool>>>();
+
+/**
+ * The prompts `principal` is served, by served name: the catalog's prompts named per
+ * `naming`, through the expose filter (`server/prompt` globs, compiled) and the principal's
+ * grants of their server.
+ */
+export function servedPrompts(
+  host: Host,
+  principal: GatewayPrincipal,
+  naming: NamingMode,
+  keep: NameFilter,
+): Map<string, ExposedPrompt<Prompt>> {
+  const all = exposedPrompts(host.catalog().prompts, naming);
+  for (const [name, p] of all) {
+    if (!keep(`${p.server}/${p.prompt.name}`) || !principal.allows(p.server)) all.delete(name);
+  }
+  return all;
+}
 
 /** An expose list as a cache key part, joined once per list (the lists live as long as the gateway). */
 function exposeKey(expose: readonly string[]): string {

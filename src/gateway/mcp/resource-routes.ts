@@ -1,12 +1,12 @@
 import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Attributed, CatalogSnapshot } from '../../host/catalog/catalog.js';
-import { compileNameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
 import {
   type ResourceSubscriptions,
   sharedResourceSubscriptions,
 } from '../../host/resource-subscriptions.js';
+import { exposeFilter } from './exposed-names.js';
 import { contentsAsServed, type ExposedResources, exposedResources } from './exposed-resources.js';
 import { ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
 import { forwarded } from './upstream-calls.js';
@@ -42,7 +42,7 @@ type Served = ExposedResources<Resource, ResourceTemplateType>;
 /** Registers `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`. */
 export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps): ResourceRoutes {
   const { host } = deps;
-  const keep = compileNameFilter(deps.expose);
+  const keep = exposeFilter(deps.expose);
   let cached: { snapshot: CatalogSnapshot; served: Served } | undefined;
   // Computed once per catalog snapshot: every read and subscribe resolves its URI here.
   const served = (): Served => {
