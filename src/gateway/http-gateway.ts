@@ -6,11 +6,12 @@ import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
 import { fastSessionCall } from './mcp/fast-session-call.js';
 import { fastToolCall } from './mcp/fast-tool-call.js';
-import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
+import { createGatewayServer } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
 import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
+import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
 import { createUiHandler } from './ui/ui-handler.js';
 
@@ -78,6 +79,11 @@ export async function startHttpGateway(
         management: settings.management,
       }),
     sessions: settings.sessions,
+    views: new ViewChanges(host, {
+      naming: settings.names,
+      expose: settings.expose,
+      management: settings.management,
+    }),
     toolFor: (principal, name) => {
       const served = servedTools(
         host,

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { GatewayConfig } from '../../core/config/gateway-config.js';
 import type { Host } from '../../host/host.js';
-import { isLoopbackAddress } from '../http/addresses.js';
-import type { GatewayContext, GatewayLogger, Principal } from '../http/context.js';
+import type { GatewayContext, GatewayLogger } from '../http/context.js';
 import { ApiProblem, problemResponse } from './api-errors.js';
 import { CSRF_HEADER, createCsrf } from './csrf.js';
 import { LiveFeed } from './live-feed.js';
@@ -121,7 +120,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
     const caller: Caller = {
       principal,
-      canManage: canManage(principal, ctx.remoteAddress),
+      canManage: principal.canManage,
       // The session is the audit log's actor, so every call names who made it.
       session: `dashboard:${principal.id}`,
     };
@@ -154,14 +153,4 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       feed.close();
     },
   };
-}
-
-/**
- * Whether `principal` may add, change and remove servers: registering a server can start any
- * command, so only a caller that may already use everything — the anonymous principal on
- * this machine, or grants of every server and every tool.
- */
-export function canManage(principal: Principal, remoteAddress: string): boolean {
-  if (principal.kind === 'anonymous') return isLoopbackAddress(remoteAddress);
-  return principal.grants.servers.includes('*') && principal.grants.tools.includes('*');
 }

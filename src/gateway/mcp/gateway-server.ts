@@ -8,29 +8,18 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
-import type { NameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
-import {
-  MANAGEMENT_SERVER,
-  MANAGEMENT_TOOLS,
-  managementSubject,
-  runManagementTool,
-} from '../../host/management/management-tools.js';
+import { MANAGEMENT_SERVER, runManagementTool } from '../../host/management/management-tools.js';
 import { consentFor } from './consent-gate.js';
-import {
-  type ExposedPrompt,
-  exposedPrompts,
-  exposedTools,
-  exposeFilter,
-  type NamingMode,
-} from './exposed-names.js';
+import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
 import { checkInputCaps, type InputLimits } from './input-caps.js';
+import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
 import { registerResourceRoutes } from './resource-routes.js';
+import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
 import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer, TaskAwareServer } from './task-routes.js';
 import {
@@ -57,12 +46,6 @@ import { GATEWAY_SERVER_INFO } from './wire-result.js';
  * with a consent question to the calling client when policy asks, progress relayed, and the
  * client's cancellation passed upstream.
  */
-
-/** Who is calling: the authenticated principal (HTTP) or the local user (stdio). */
-export interface GatewayPrincipal {
-  readonly id: string;
-  allows(server: string, tool?: string): boolean;
-}
 
 export interface GatewayServerOptions {
   readonly host: Host;
@@ -118,7 +101,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 
   const tools = () =>
     servedTools(host, principal, options.naming, options.expose.tools, options.management === true);
-  const prompts = () => servedPrompts(host, principal, options.naming, promptFilter);
+  const prompts = () => servedPrompts(host.catalog(), principal, options.naming, promptFilter);
   const resources = registerResourceRoutes(server, {
     host,
     allows: (name) => principal.allows(name),
@@ -136,6 +119,11 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const ref = request.params.ref as { type: string; name?: string; uri?: string };
+    if (ref.type === 'ref/resource') {
+      // The gateway's own template completes with the servers this caller sees, and no others.
+      const own = completeOwnTemplate(host, principal, ref.uri ?? '', request.params.argument);
+      if (own) return { completion: own };
+    }
     const owner =
       ref.type === 'ref/prompt' ? prompts().get(ref.name ?? '') : resources.template(ref.uri ?? '');
     if (!owner) return { completion: { values: [], hasMore: false } };
@@ -213,6 +201,8 @@ function registerToolRoutes(
     if (entry.server === MANAGEMENT_SERVER) {
       return runManagementTool(host, entry.tool.name, args, {
         session: principal.id,
+        // `list_mcp` lists the servers this caller sees, as the API's server list does.
+        visible: (server) => principal.allows(server),
         signal: ctx.mcpReq.signal,
         source: 'gateway',
         ...(consent.askApproval && { askApproval: consent.askApproval }),
@@ -301,75 +291,6 @@ async function answerSettled(
     throw toProtocolError(error);
   }
 }
-
-/**
- * The tools `principal` is served, by served name: the catalog named per `naming`, through
- * the expose filter (`server/tool` globs) and the principal's own grants.
- */
-export function servedTools(
-  host: Host,
-  principal: GatewayPrincipal,
-  naming: NamingMode,
-  expose: readonly string[],
-  management = false,
-): Map<string, CatalogTool> {
-  // Every tools/call looks its tool up here: computed once per catalog snapshot and principal,
-  // not once per call (a catalog can hold thousands of tools).
-  const snapshot = host.catalog();
-  let perSnapshot = servedCache.get(snapshot);
-  if (!perSnapshot) {
-    // Bounded: a snapshot is replaced on every catalog change, and principals are few.
-    perSnapshot = new BoundedMemo(1_000);
-    servedCache.set(snapshot, perSnapshot);
-  }
-  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${exposeKey(expose)}`;
-  let served = perSnapshot.get(key);
-  if (!served) {
-    const keep = exposeFilter(expose);
-    served = exposedTools(management ? [...snapshot.tools, ...managementTools()] : snapshot.tools, naming);
-    for (const [name, t] of served) {
-      if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
-        served.delete(name);
-    }
-    perSnapshot.remember(key, served);
-  }
-  return served;
-}
-
-const servedCache = new WeakMap<object, BoundedMemo<Map<string, CatalogTool>>>();
-
-/**
- * The prompts `principal` is served, by served name: the catalog's prompts named per
- * `naming`, through the expose filter (`server/prompt` globs, compiled) and the principal's
- * grants of their server.
- */
-export function servedPrompts(
-  host: Host,
-  principal: GatewayPrincipal,
-  naming: NamingMode,
-  keep: NameFilter,
-): Map<string, ExposedPrompt<Prompt>> {
-  const all = exposedPrompts(host.catalog().prompts, naming);
-  for (const [name, p] of all) {
-    if (!keep(`${p.server}/${p.prompt.name}`) || !principal.allows(p.server)) all.delete(name);
-  }
-  return all;
-}
-
-/** An expose list as a cache key part, joined once per list (the lists live as long as the gateway). */
-function exposeKey(expose: readonly string[]): string {
-  let key = exposeKeys.get(expose);
-  if (key === undefined) {
-    key = expose.join('\u0000');
-    exposeKeys.set(expose, key);
-  }
-  return key;
-}
-
-const exposeKeys = new WeakMap<readonly string[], string>();
-
-const managementTools = (): CatalogTool[] =>
-  MANAGEMENT_TOOLS.map((t) => managementSubject(t.name)).filter((t): t is CatalogTool => t !== undefined);
 
 /** Whether some connected upstream offers the Tasks extension (then the gateway relays it). */
 function anyUpstreamOffersTasks(host: Host): boolean {

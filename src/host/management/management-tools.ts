@@ -76,6 +76,8 @@ export interface ManagementCallOptions {
   readonly askApproval?: AskApproval;
   /** Recorded as the registration's source: `agent`, `gateway`. */
   readonly source: string;
+  /** Which servers `list_mcp` shows (the caller's view); default every server. */
+  readonly visible?: (server: string) => boolean;
 }
 
 /** Runs a management tool; failures come back as tool errors a model can read. */
@@ -111,7 +113,7 @@ export async function runManagementTool(
   }
   const started = performance.now();
   try {
-    const outcome = await apply(host, name, target ?? '', args, options.source);
+    const outcome = await apply(host, name, target ?? '', args, options);
     host.governor.record(admission, { durationMs: performance.now() - started });
     return outcome;
   } catch (error) {
@@ -125,17 +127,21 @@ async function apply(
   name: string,
   target: string,
   args: Record<string, unknown>,
-  source: string,
+  options: ManagementCallOptions,
 ): Promise<CallToolResult> {
+  const { source, visible = () => true } = options;
   if (name === 'list_mcp') {
     return json({
-      servers: host.servers().map((s) => ({
-        name: s.name,
-        state: s.state,
-        transport: s.transport,
-        tools: s.tools,
-        ...(s.error && { error: s.error.message }),
-      })),
+      servers: host
+        .servers()
+        .filter((s) => visible(s.name))
+        .map((s) => ({
+          name: s.name,
+          state: s.state,
+          transport: s.transport,
+          tools: s.tools,
+          ...(s.error && { error: s.error.message }),
+        })),
     });
   }
   if (name === 'register_mcp') {

@@ -45,12 +45,15 @@ function bearerToken(header: string | null): string | undefined {
 export function authenticate(options: AuthenticateOptions): Middleware {
   const { auth } = options;
   if (auth.mode === 'none') {
-    const anonymous = createPrincipal({ id: 'anonymous', kind: 'anonymous' });
+    // Managing servers needs a caller on this machine, also when --insecure lets others in.
+    const here = createPrincipal({ id: 'anonymous', kind: 'anonymous', canManage: true });
+    const elsewhere = createPrincipal({ id: 'anonymous', kind: 'anonymous', canManage: false });
     return (ctx, next) => {
-      if (!options.insecure && !isLoopbackAddress(ctx.remoteAddress)) {
+      const local = isLoopbackAddress(ctx.remoteAddress);
+      if (!options.insecure && !local) {
         throw new HttpError(403, 'This gateway takes requests from this machine only.');
       }
-      ctx.principal = anonymous;
+      ctx.principal = local ? here : elsewhere;
       return next();
     };
   }
