@@ -19,7 +19,8 @@ export interface PrincipalGrants {
  */
 export interface Principal {
   readonly id: string;
-  readonly kind: 'anonymous' | 'token' | 'jwt';
+  /** `local`: the machine's owner, proven by the local token (auth mode `none`). */
+  readonly kind: 'anonymous' | 'local' | 'token' | 'jwt';
   readonly grants: PrincipalGrants;
   allows(server: string, tool?: string): boolean;
   /**
