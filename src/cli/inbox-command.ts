@@ -1,4 +1,5 @@
 import { SwitchboardError } from '../core/errors.js';
+import { readLocalToken } from '../gateway/http/auth/local-token.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import {
@@ -31,9 +32,19 @@ export async function inboxCommand(ctx: CliContext): Promise<ExitCode> {
   });
   const [action, id, ...extra] = positionals;
   const path = inboxSocketPath(ctx.dataDir);
+  const token = await readLocalToken(ctx.dataDir);
+  if (token === undefined) {
+    throw new SwitchboardError(
+      'NOT_CONNECTED',
+      `No Switchboard gateway has started with the data dir ${ctx.dataDir} (it has no local token). ` +
+        'Approvals wait in the process that asked for them: start the gateway with the same --data-dir, then try again.',
+      { details: { dataDir: ctx.dataDir } },
+    );
+  }
+  const at = { path, token };
   if (action === undefined || action === 'list') {
     if (id !== undefined) throw new UsageError('inbox list takes no arguments.');
-    printItems(ctx, await listInboxItems(path));
+    printItems(ctx, await listInboxItems(at));
     return EXIT.ok;
   }
   if (action !== 'approve' && action !== 'decline')
@@ -42,13 +53,13 @@ export async function inboxCommand(ctx: CliContext): Promise<ExitCode> {
     throw new UsageError(`inbox ${action} takes exactly one item id.`);
   if (action === 'decline' && (values.always || values.content !== undefined))
     throw new UsageError('--always and --content go with approve.');
-  const item = pick(await listInboxItems(path), id);
+  const item = pick(await listInboxItems(at), id);
   const answer: InboxAnswerRequest = {
     action: action === 'approve' ? 'accept' : 'decline',
     ...(values.always && { always: true }),
     ...(values.content !== undefined && { content: parseContent(values.content) }),
   };
-  await answerInboxItem(path, item.id, answer);
+  await answerInboxItem(at, item.id, answer);
   if (ctx.json)
     ctx.out(JSON.stringify({ id: item.id, action: answer.action, always: answer.always === true }));
   else if (!ctx.quiet) {

@@ -5,13 +5,17 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { LocalCredential } from '../gateway/http/auth/local-token.js';
 import type { Inbox, InboxAction } from '../host/inbox/inbox.js';
 import type { InboxItemJson } from '../host/inbox/inbox-item-json.js';
 
 /**
  * The Inbox of a running Switchboard process (the gateway), reachable from another process on
  * the same machine: a small HTTP endpoint on a Unix socket in the data dir (a named pipe on
- * Windows), only for the user who owns it (0600). `switchboard inbox` lists and answers
+ * Windows), only for the user who owns it (0600), and answering only requests that carry the
+ * data dir's local token (`Authorization: Bearer`, local-token.ts) — the same credential the
+ * API's approvals need, so a socket reachable by someone else (a named pipe's default access,
+ * a moment before the chmod) still answers no one else. `switchboard inbox` lists and answers
  * through it. While it is open it counts as a front-end: approvals wait for an answer (until
  * their deadline) instead of being declined at once for want of one.
  *
@@ -51,10 +55,22 @@ export function inboxSocketPath(dataDir: string, platform: NodeJS.Platform = pro
 /** Opens the endpoint of `inbox` for `dataDir`. A socket left by a process that died is replaced. */
 export async function openInboxEndpoint(
   inbox: Inbox,
-  options: { readonly dataDir: string },
+  options: { readonly dataDir: string; readonly token: string },
 ): Promise<InboxEndpoint> {
   const path = inboxSocketPath(options.dataDir);
+  const credential = new LocalCredential({ value: options.token });
   const server = createServer((req, res) => {
+    if (!authorized(req, credential)) {
+      send(
+        res,
+        401,
+        errorBody(
+          'AUTH_FAILED',
+          `The inbox answers only requests with the local token of ${options.dataDir}. Run "switchboard inbox" as the user who started the gateway, with the same --data-dir.`,
+        ),
+      );
+      return;
+    }
     handle(inbox, req, res).catch((error: unknown) =>
       send(res, 500, errorBody('ERROR', describeError(error))),
     );
@@ -118,40 +134,61 @@ async function handle(inbox: Inbox, req: IncomingMessage, res: ServerResponse): 
   }
 }
 
-/** The items waiting in the inbox of the process serving `path`. */
-export async function listInboxItems(path: string): Promise<InboxItemJson[]> {
-  const body = (await call(path, 'GET', '/items')) as { items: InboxItemJson[] };
+/** Whether `req` carries the local token. */
+function authorized(req: IncomingMessage, credential: LocalCredential): boolean {
+  const match = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
+  return match !== null && credential.matches(match[1]!);
+}
+
+/** Where an inbox is, for the CLI: its socket and the local token it answers to. */
+export interface InboxAddress {
+  readonly path: string;
+  readonly token: string;
+}
+
+/** The items waiting in the inbox at `at`. */
+export async function listInboxItems(at: InboxAddress): Promise<InboxItemJson[]> {
+  const body = (await call(at, 'GET', '/items')) as { items: InboxItemJson[] };
   return body.items;
 }
 
 /** Answers one item; NOT_FOUND when it no longer waits, INVALID_ARGUMENT when the answer does not fit it. */
-export async function answerInboxItem(path: string, id: string, answer: InboxAnswerRequest): Promise<void> {
-  await call(path, 'POST', `/items/${encodeURIComponent(id)}`, answer);
+export async function answerInboxItem(
+  at: InboxAddress,
+  id: string,
+  answer: InboxAnswerRequest,
+): Promise<void> {
+  await call(at, 'POST', `/items/${encodeURIComponent(id)}`, answer);
 }
 
-function call(path: string, method: 'GET' | 'POST', route: string, payload?: unknown): Promise<unknown> {
+function call(at: InboxAddress, method: 'GET' | 'POST', route: string, payload?: unknown): Promise<unknown> {
+  const { path } = at;
   return new Promise((done, fail) => {
-    const req = request({ socketPath: path, method, path: route, timeout: CLIENT_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        let body: { error?: { code: string; message: string } };
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          fail(
-            new SwitchboardError(
-              'UPSTREAM_ERROR',
-              `The inbox at ${path} answered with something that is not JSON.`,
-            ),
-          );
-          return;
-        }
-        if (body.error)
-          fail(new SwitchboardError(body.error.code as SwitchboardError['code'], body.error.message));
-        else done(body);
-      });
-    });
+    const headers = { authorization: `Bearer ${at.token}` };
+    const req = request(
+      { socketPath: path, method, path: route, headers, timeout: CLIENT_TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          let body: { error?: { code: string; message: string } };
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            fail(
+              new SwitchboardError(
+                'UPSTREAM_ERROR',
+                `The inbox at ${path} answered with something that is not JSON.`,
+              ),
+            );
+            return;
+          }
+          if (body.error)
+            fail(new SwitchboardError(body.error.code as SwitchboardError['code'], body.error.message));
+          else done(body);
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
     req.on('error', (error: NodeJS.ErrnoException) => fail(notServing(path, error)));
     req.end(payload === undefined ? undefined : JSON.stringify(payload));

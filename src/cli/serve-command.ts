@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createSwitchboard } from '../app/switchboard.js';
 import { resolveGateway } from '../core/config/gateway-config.js';
 import { csrfKey } from '../gateway/api/csrf.js';
+import { ensureLocalToken, type LocalToken } from '../gateway/http/auth/local-token.js';
 import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { IdempotencyCache } from '../gateway/mcp/idempotency.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
@@ -42,13 +43,17 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
   });
+  // What is served, and how, is the gateway section's over stdio as over HTTP (its listener,
+  // auth and HTTP limits do not apply: the client that spawned the process is its owner).
+  const settings = resolveGateway(switchboard.config.gateway);
   const gateway = serveGatewayStdio(switchboard.host, {
     input: ctx.stdin,
-    naming: 'namespaced',
-    expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
-    consent: 'on',
-    limits: { argumentBytes: 256 * 1024, depth: 32, stringLength: 100_000 },
-    idempotency: new IdempotencyCache(10 * 60_000),
+    naming: settings.names,
+    expose: settings.expose,
+    consent: settings.consent,
+    limits: settings.limits,
+    idempotency: new IdempotencyCache(settings.idempotencyTtlMs),
+    management: settings.management,
     onerror: (error) => {
       if (ctx.verbose) ctx.err(`switchboard serve: ${error.message}`);
     },
@@ -85,29 +90,35 @@ async function serveHttp(
     ...(flags.insecure && { insecure: true }),
   };
   let gateway: HttpGateway;
+  let localToken: LocalToken;
   try {
     // Gateways sharing SWITCHBOARD_SECRET_KEY accept each other's multi-round call state.
     const secret = await loadSecretKey({ dataDir: switchboard.dataDir, env: ctx.env });
+    // The owner's credential for state changes without configured auth, and for the inbox.
+    localToken = await ensureLocalToken(switchboard.dataDir);
     gateway = await startHttpGateway(switchboard.host, settings, {
       env: ctx.env,
       relayStateKey: relayStateKey(secret.bytes),
       csrfKey: csrfKey(secret.bytes),
+      localToken,
     });
   } catch (error) {
     await switchboard.close();
     throw error;
   }
   // One machine-readable line on stdout (scripts and tests wait for it); the rest on stderr.
-  const closeInbox = await openDaemonInbox(ctx, switchboard.host, switchboard.dataDir);
+  const closeInbox = await openDaemonInbox(ctx, switchboard.host, switchboard.dataDir, localToken.value);
+  const tokenFile = gateway.localToken === undefined ? undefined : localToken.file;
   ctx.out(
     ctx.json
-      ? JSON.stringify({ listening: gateway.url, dashboard: gateway.dashboardUrl })
+      ? JSON.stringify({
+          listening: gateway.url,
+          dashboard: gateway.dashboardUrl,
+          ...(tokenFile !== undefined && { tokenFile }),
+        })
       : `listening ${gateway.url}`,
   );
-  if (!ctx.quiet)
-    ctx.err(
-      `Switchboard gateway at ${gateway.url} (auth: ${settings.auth.mode}), dashboard at ${gateway.dashboardUrl}. Ctrl-C stops it.`,
-    );
+  if (!ctx.quiet) ctx.err(serveBanner(gateway, settings.auth.mode, tokenFile, process.stderr.isTTY === true));
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
@@ -116,4 +127,24 @@ async function serveHttp(
   await gateway.close();
   await switchboard.close();
   return EXIT.ok;
+}
+
+/**
+ * What `serve` says on stderr. The dashboard link carries the local token (when the gateway
+ * takes it): printed for a person at a terminal, as `start` does; when stderr goes to a log, the
+ * log gets where the token is instead, not the token.
+ */
+export function serveBanner(
+  gateway: Pick<HttpGateway, 'url' | 'dashboardUrl' | 'dashboardLoginUrl'>,
+  auth: string,
+  tokenFile: string | undefined,
+  terminal: boolean,
+): string {
+  const dashboard =
+    gateway.dashboardLoginUrl === undefined
+      ? gateway.dashboardUrl
+      : terminal
+        ? gateway.dashboardLoginUrl
+        : `${gateway.dashboardUrl} (open it with ?token=<the token in ${tokenFile ?? 'the data dir'}>)`;
+  return `Switchboard gateway at ${gateway.url} (auth: ${auth}), dashboard at ${dashboard}. Ctrl-C stops it.`;
 }

@@ -9,6 +9,7 @@ import { projectConfigPath } from '../config-files/load-config.js';
 import { resolveGateway } from '../core/config/gateway-config.js';
 import { SwitchboardError } from '../core/errors.js';
 import { csrfKey } from '../gateway/api/csrf.js';
+import { ensureLocalToken, type LocalToken } from '../gateway/http/auth/local-token.js';
 import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
@@ -41,7 +42,7 @@ const runningFromSource = import.meta.url.endsWith('.ts');
 /** What the banner shows. */
 interface StartInfo {
   readonly mcpUrl: string;
-  /** Where the dashboard is served. */
+  /** Where the dashboard is served: the link that signs a browser in, with the local token. */
   readonly dashboardUrl: string;
   readonly configFile: string;
   readonly dataDir: string;
@@ -79,13 +80,17 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   });
   const settings = { ...resolveGateway(switchboard.config.gateway), host: LOOPBACK, port };
   let gateway: HttpGateway;
+  let localToken: LocalToken;
   try {
     // Keyed by the data dir's secret key, like serve: tokens and round states survive a restart.
     const secret = await loadSecretKey({ dataDir, env: ctx.env });
+    // The owner's credential: the dashboard link below carries it, the inbox asks for it.
+    localToken = await ensureLocalToken(dataDir);
     gateway = await startHttpGateway(switchboard.host, settings, {
       env: ctx.env,
       relayStateKey: relayStateKey(secret.bytes),
       csrfKey: csrfKey(secret.bytes),
+      localToken,
     });
   } catch (error) {
     await switchboard.close();
@@ -93,10 +98,13 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   }
 
   const dashboard = gateway.dashboardUrl;
+  // What is printed and opened: the link that signs the browser in (a demo runs without auth).
+  const login = gateway.dashboardLoginUrl ?? dashboard;
+  const tokenFile = gateway.localToken === undefined ? undefined : localToken.file;
   const main = fileURLToPath(new URL('./main.ts', import.meta.url));
   const info: StartInfo = {
     mcpUrl: gateway.url,
-    dashboardUrl: dashboard,
+    dashboardUrl: login,
     configFile: shown(configFile),
     dataDir: shown(dataDir),
     servers: switchboard.host.servers().map((s) => s.name),
@@ -106,13 +114,22 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   };
   if (ctx.json) {
     const { mcpUrl: mcp, servers } = info;
-    ctx.out(JSON.stringify({ mcp, dashboard, config: configFile, dataDir, servers }));
+    ctx.out(
+      JSON.stringify({
+        mcp,
+        dashboard,
+        ...(tokenFile !== undefined && { tokenFile }),
+        config: configFile,
+        dataDir,
+        servers,
+      }),
+    );
   } else for (const line of startBanner(info, styleFor(process.stdout, ctx.env))) ctx.out(line);
   // `npm start` opens onto the dashboard — at a person's terminal only: never for scripts,
   // CI, or --json, where a browser window appearing would be a surprise.
-  if (open && !ctx.json && process.stdout.isTTY && !ctx.env.CI) void openBrowser(dashboard);
+  if (open && !ctx.json && process.stdout.isTTY && !ctx.env.CI) void openBrowser(login);
   const stopProgress = ctx.json || ctx.quiet ? () => undefined : reportProgress(switchboard, ctx);
-  const closeInbox = await openDaemonInbox(ctx, switchboard.host, dataDir);
+  const closeInbox = await openDaemonInbox(ctx, switchboard.host, dataDir, localToken.value);
 
   await untilSignal();
   const stopping = Date.now();

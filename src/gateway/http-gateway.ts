@@ -1,16 +1,20 @@
 import type { GatewayConfig } from '../core/config/gateway-config.js';
 import type { Host } from '../host/host.js';
+import { apiError } from './api/api-errors.js';
 import { createApiHandler } from './api/api-handler.js';
+import { LocalCredential, type LocalToken, newLocalToken } from './http/auth/local-token.js';
 import type { GatewayContext, GatewayLogger, RequestHead } from './http/context.js';
+import { localLogin } from './http/local-login.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
 import { fastSessionCall } from './mcp/fast-session-call.js';
 import { fastToolCall } from './mcp/fast-tool-call.js';
-import { createGatewayServer, servedTools } from './mcp/gateway-server.js';
+import { createGatewayServer } from './mcp/gateway-server.js';
 import { IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
 import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
+import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
 import { createUiHandler } from './ui/ui-handler.js';
 
@@ -28,6 +32,12 @@ export interface HttpGateway {
   readonly dashboardUrl: string;
   /** How many sessions (2025-era and 2024-11-05 SSE) are open. */
   readonly sessions: number;
+  /**
+   * With `auth.mode: none`: the local token (local-token.ts) that the API's and management's
+   * state changes need, and the dashboard URL that signs a browser in with it.
+   */
+  readonly localToken?: string;
+  readonly dashboardLoginUrl?: string;
   close(): Promise<void>;
 }
 
@@ -52,8 +62,17 @@ export async function startHttpGateway(
      * comparing the two. Default false.
      */
     readonly fullPathOnly?: boolean;
+    /**
+     * With `auth.mode: none`: the local token (`ensureLocalToken` of the data dir). Default:
+     * one made at random for this gateway, on `HttpGateway.localToken`.
+     */
+    readonly localToken?: LocalToken;
   } = {},
 ): Promise<HttpGateway> {
+  const local =
+    settings.auth.mode === 'none'
+      ? new LocalCredential(options.localToken ?? { value: newLocalToken() })
+      : undefined;
   const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
   const relayState = relayStateCodec(options.relayStateKey ?? relayStateKey());
   const fastOptions = {
@@ -78,6 +97,11 @@ export async function startHttpGateway(
         management: settings.management,
       }),
     sessions: settings.sessions,
+    views: new ViewChanges(host, {
+      naming: settings.names,
+      expose: settings.expose,
+      management: settings.management,
+    }),
     toolFor: (principal, name) => {
       const served = servedTools(
         host,
@@ -103,6 +127,8 @@ export async function startHttpGateway(
   const messagesPath = `${base}/messages`;
 
   let mcpUrl = '';
+  /** The port bound, for the login cookie's name where a request does not say (in-process calls). */
+  let listenerPort = settings.port;
   const api = createApiHandler({
     host,
     settings,
@@ -116,6 +142,15 @@ export async function startHttpGateway(
     const { pathname, method } = ctx.head;
     // The MCP path wins should it be configured inside one of the dashboard's.
     const area = pathname === settings.path ? undefined : dashboardArea(pathname);
+    if (local && (area === 'ui' || area === 'root')) {
+      const login = localLogin(ctx.request, local, ctx.localPort ?? listenerPort);
+      if (login) return login;
+    }
+    // Without configured authentication the API and media are the machine owner's: they need
+    // the local token, since a loopback address is any local user's (the MCP endpoint stays
+    // open to local clients, which change no server without it).
+    if (local && (area === 'api' || area === 'media') && ctx.principal?.kind !== 'local')
+      return localTokenRequired(local);
     if (area === 'api') return api.handle(ctx);
     if (area === 'ui') return ui(ctx.request);
     if (area === 'media') return media(ctx.request);
@@ -162,12 +197,27 @@ export async function startHttpGateway(
       const area = dashboardArea(pathname);
       return area === 'ui' || area === 'root';
     },
+    ...(local && {
+      local: {
+        credential: local,
+        acceptsCookie: (pathname: string) => {
+          const area = pathname === settings.path ? undefined : dashboardArea(pathname);
+          return area === 'api' || area === 'media';
+        },
+      },
+    }),
   });
   const listener = await listen(web, { host: settings.host, port: settings.port });
+  listenerPort = listener.port;
   mcpUrl = `${listener.url}${settings.path}`;
+  const dashboardUrl = `${listener.url}/ui/`;
   return {
     url: mcpUrl,
-    dashboardUrl: `${listener.url}/ui/`,
+    dashboardUrl,
+    ...(local && {
+      localToken: local.token.value,
+      dashboardLoginUrl: `${dashboardUrl}?token=${local.token.value}`,
+    }),
     get sessions() {
       return endpoint.sessionCount;
     },
@@ -206,6 +256,20 @@ function dashboardArea(pathname: string): 'api' | 'ui' | 'media' | 'root' | unde
   if (pathname === '/ui' || pathname.startsWith('/ui/')) return 'ui';
   if (pathname.startsWith('/media/')) return 'media';
   return undefined;
+}
+
+/** The 401 of the API and media without the local token: where the token is, and how to send it. */
+function localTokenRequired(local: LocalCredential): Response {
+  const response = apiError(
+    401,
+    'UNAUTHORIZED',
+    `This gateway runs without configured authentication, so its API is for this machine's owner: ` +
+      `send the local token, which is in ${local.where}, as "Authorization: Bearer <token>", or open ` +
+      'the dashboard with the link "switchboard start" printed (…/ui/?token=…).',
+    { ...(local.token.file !== undefined && { tokenFile: local.token.file }) },
+    { 'WWW-Authenticate': 'Bearer realm="switchboard"', 'cache-control': 'no-store' },
+  );
+  return response;
 }
 
 function notAllowed(allow: 'GET' | 'POST'): Response {

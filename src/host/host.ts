@@ -179,7 +179,8 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /**
-   * Registers (or updates) a server, persists it, and connects it at once. Audited as
+   * Registers (or updates) a server, persists it, and connects it at once (unless the entry
+   * says `enabled: false`: then it is kept, off). Audited as
    * `server_register` (`server_replace` for a name known already) with `actor` (who asked: an
    * API caller's session, a JSON-lines client, an agent) and the source.
    */

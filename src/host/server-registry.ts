@@ -118,10 +118,11 @@ export class ServerRegistry {
     for (const server of merged) if (!only || only.includes(nameOf(server))) this.track(server);
   }
 
-  /** Stores a registration (replacing one of the same name) and starts the server at once. */
+  /** Stores a registration (replacing one of the same name) and starts the server at once, unless disabled. */
   async register(config: ServerConfig, entry: unknown, source: string): Promise<void> {
-    await this.options.repository.upsert({ name: config.name, entry, enabled: true, source });
-    this.track({ config, enabled: true, source, registered: true });
+    const { enabled } = config;
+    await this.options.repository.upsert({ name: config.name, entry, enabled, source });
+    this.track({ config, enabled, source, registered: true });
   }
 
   /** Forgets a server (and its registration) and closes it. */

@@ -62,18 +62,32 @@ describe('createSwitchboard', () => {
     expect(sb.host.catalog().lookup('mcp__shared__echo')).toBeDefined();
   });
 
-  it('refuses a broken config file with the file, entry and field', async () => {
+  it('starts despite a broken entry, holding it failed with the file, entry and field', async () => {
+    const kitchen = { command: process.execPath, args: [kitchenSinkBin], protocol: 'legacy' };
     await writeFile(
       join(root, 'project', 'switchboard.json'),
-      JSON.stringify({ servers: { bad: { commmand: 'x' } } }),
+      JSON.stringify({ servers: { bad: { commmand: 'x' }, good: kitchen } }),
     );
+    sb = await createSwitchboard({ projectDir: join(root, 'project'), homeDir: join(root, 'home') });
+    const deadline = Date.now() + 20_000;
+    while (sb.host.servers().find((s) => s.name === 'good')?.state !== 'connected' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const bad = sb.host.servers().find((s) => s.name === 'bad')!;
+    expect(bad.state).toBe('failed');
+    expect(bad.error?.code).toBe('CONFIG_INVALID');
+    expect(bad.error?.message).toContain('switchboard.json');
+    expect(bad.error?.message).toContain('"bad"');
+    expect(bad.error?.message).toContain('Did you mean "command"?');
+    expect(sb.host.servers().find((s) => s.name === 'good')?.state).toBe('connected');
+  });
+
+  it('refuses a config file that does not parse, naming the file', async () => {
+    await writeFile(join(root, 'project', 'switchboard.json'), '{ "servers": { "a": ');
     const error = await createSwitchboard({
       projectDir: join(root, 'project'),
       homeDir: join(root, 'home'),
     }).catch((e) => e);
-    expect(isSwitchboardError(error, 'CONFIG_INVALID')).toBe(true);
+    expect(isSwitchboardError(error, 'CONFIG_INVALID', 'CONFIG_READ_FAILED')).toBe(true);
     expect(error.message).toContain('switchboard.json');
-    expect(error.message).toContain('"bad"');
-    expect(error.message).toContain('Did you mean "command"?');
   });
 });

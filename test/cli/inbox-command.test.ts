@@ -2,9 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type InboxEndpoint, inboxSocketPath, openInboxEndpoint } from '../../src/cli/inbox-endpoint.js';
+import {
+  type InboxEndpoint,
+  inboxSocketPath,
+  listInboxItems,
+  openInboxEndpoint,
+} from '../../src/cli/inbox-endpoint.js';
 import type { SwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
+import { ensureLocalToken } from '../../src/gateway/http/auth/local-token.js';
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 import { catalogHas, eventually } from '../helpers/wait.js';
@@ -19,6 +25,7 @@ let root: string;
 let place: CliPlace;
 let host: Host;
 let endpoint: InboxEndpoint;
+let token: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'sb-cli-inbox-'));
@@ -34,7 +41,9 @@ beforeAll(async () => {
     ],
     governance: { mode: 'read-only' },
   });
-  endpoint = await openInboxEndpoint(host.inbox, { dataDir: place.data });
+  // What serve and start do: the data dir's local token, which the CLI reads from its file.
+  token = (await ensureLocalToken(place.data)).value;
+  endpoint = await openInboxEndpoint(host.inbox, { dataDir: place.data, token });
   await catalogHas(host, 'mcp__kitchen__echo');
 });
 afterEach(() => killAll());
@@ -102,7 +111,7 @@ describe('switchboard inbox', () => {
     expect(JSON.parse(elsewhere.out[0]!).error).toEqual({
       code: 'NOT_CONNECTED',
       message: expect.stringContaining(
-        `No running Switchboard process serves an inbox at ${join(root, 'no-gateway')}`,
+        `No Switchboard gateway has started with the data dir ${join(root, 'no-gateway')}`,
       ),
     });
   });
@@ -110,19 +119,26 @@ describe('switchboard inbox', () => {
 
 describe('the inbox endpoint', () => {
   it('refuses a second process on the same data dir and replaces a socket left by a dead one', async () => {
-    const other = await openInboxEndpoint(host.inbox, { dataDir: place.data }).catch(
+    const other = await openInboxEndpoint(host.inbox, { dataDir: place.data, token }).catch(
       (e: SwitchboardError) => e,
     );
     expect((other as SwitchboardError).message).toContain(
       'Another Switchboard process already serves the inbox',
     );
     const dataDir = join(root, 'crashed');
-    const first = await openInboxEndpoint(host.inbox, { dataDir });
+    const first = await openInboxEndpoint(host.inbox, { dataDir, token });
     await first.close();
     // What a killed process leaves behind: the socket's name with nobody listening.
     await writeFile(inboxSocketPath(dataDir), '');
-    const again = await openInboxEndpoint(host.inbox, { dataDir });
+    const again = await openInboxEndpoint(host.inbox, { dataDir, token });
     await again.close();
+  });
+
+  it('answers only requests with the local token', async () => {
+    const path = inboxSocketPath(place.data);
+    expect(await listInboxItems({ path, token })).toEqual([]);
+    const refused = await listInboxItems({ path, token: 'x'.repeat(43) }).catch((e: SwitchboardError) => e);
+    expect(refused).toMatchObject({ code: 'AUTH_FAILED', message: expect.stringContaining('local token') });
   });
 
   it('puts a long data dir path in the temp dir', () => {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/wait.js';
+import { runCli } from './manage-cli.js';
 import { commandLine, descendants, groupAlive, isAlive } from './process-tree.js';
 
 /**
@@ -64,11 +65,39 @@ describe('switchboard start', () => {
     );
     const url = /MCP endpoint\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(banner)?.[1];
     expect(url, banner).toBeDefined();
-    const dashboard = /Dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/ui\/)/.exec(banner)?.[1];
-    expect(dashboard, banner).toBe(new URL('/ui/', url).href);
-    const page = await fetch(dashboard!);
+    const dashboard = /Dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/ui\/)(\?token=\S+)?/.exec(banner);
+    expect(dashboard?.[1], banner).toBe(new URL('/ui/', url).href);
+    const page = await fetch(dashboard![1]!);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');
+
+    // The link carries the local token, from a file in the data dir only its owner can read;
+    // opening it signs the browser in with a cookie. The API wants the token.
+    const data = join(dir, 'work', '.switchboard');
+    const tokenFile = join(data, 'local-token');
+    expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+    const token = (await readFile(tokenFile, 'utf8')).trim();
+    expect(dashboard![2]).toBe(`?token=${token}`);
+    const login = await fetch(`${dashboard![1]}${dashboard![2]}`, { redirect: 'manual' });
+    expect(login.status).toBe(303);
+    expect(login.headers.get('set-cookie')).toContain('HttpOnly; SameSite=Strict');
+    const api = `${new URL(url!).origin}/api/servers`;
+    const refused = await fetch(api, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain(tokenFile);
+    expect((await fetch(api, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    // A CLI verb that talks to the running daemon reads the token from the file.
+    const inbox = await runCli(
+      { project: join(dir, 'work'), data, home: join(dir, 'home') },
+      '--json',
+      'inbox',
+    );
+    expect(inbox.code, inbox.err.join('\n')).toBe(0);
+    expect(JSON.parse(inbox.out[0]!)).toEqual({ items: [] });
     expect(banner).toMatch(/servers: accounts, files, weather/);
     expect(banner).toMatch(/tools weather\n.*call weather\.get_forecast city=Lisbon/);
     expect(banner).toContain(`claude mcp add --transport http switchboard ${url}`);

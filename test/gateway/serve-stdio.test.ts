@@ -92,6 +92,33 @@ describe('switchboard serve --stdio', () => {
   });
 });
 
+describe('switchboard serve --stdio with a gateway section', () => {
+  it("serves what the config's gateway.expose lets through, as over HTTP", async () => {
+    await writeFile(
+      join(dir, 'switchboard.json'),
+      JSON.stringify({
+        governance: { mode: 'full-auto' },
+        gateway: { expose: { tools: ['kitchen/echo'], prompts: [] } },
+        servers: { kitchen: { command: process.execPath, args: [kitchenSinkBin] } },
+      }),
+    );
+    const client = new ClientV1({ name: 'v1', version: '1.0.0' });
+    const transport = new StdioV1({
+      command: process.execPath,
+      args: serveArgs(),
+      env: { ...process.env, HOME: dir } as Record<string, string>,
+    });
+    closers.push(() => client.close());
+    await client.connect(transport);
+    const names = await listedTools(
+      async () => (await client.listTools()).tools.map((t) => t.name),
+      'mcp__kitchen__echo',
+    );
+    expect(names).toEqual(['mcp__kitchen__echo']);
+    expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+  });
+});
+
 /** The tool names `list` returns once they include `name` (the gateway's catalog fills as its upstream connects). */
 function listedTools(list: () => Promise<string[]>, name: string): Promise<string[]> {
   return eventually(list, (names) => names.includes(name), { what: `listed ${name}`, everyMs: 100 });

@@ -22,7 +22,7 @@ export class ApiClient {
   readonly #base: string;
   #token: string | undefined = readToken();
   #session: Promise<ApiSession> | undefined;
-  readonly #unauthorized = new Set<() => void>();
+  readonly #unauthorized = new Set<(message: string) => void>();
 
   constructor(options: { readonly base?: string } = {}) {
     this.#base = options.base ?? '';
@@ -40,8 +40,8 @@ export class ApiClient {
     this.#session = undefined;
   }
 
-  /** Calls `listener` on every 401; returns the unsubscribe. */
-  onUnauthorized(listener: () => void): () => void {
+  /** Calls `listener` with the API's message (where the token is) on every 401; returns the unsubscribe. */
+  onUnauthorized(listener: (message: string) => void): () => void {
     this.#unauthorized.add(listener);
     return () => this.#unauthorized.delete(listener);
   }
@@ -151,7 +151,7 @@ export class ApiClient {
 
   async #failed(response: Response): Promise<ApiRequestError> {
     const error = await errorFromResponse(response);
-    if (response.status === 401) for (const listener of [...this.#unauthorized]) listener();
+    if (response.status === 401) for (const listener of [...this.#unauthorized]) listener(error.message);
     return error;
   }
 }

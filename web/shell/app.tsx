@@ -23,7 +23,7 @@ import { useRoute } from './use-route.js';
 type Boot =
   | { readonly state: 'loading' }
   | { readonly state: 'ready'; readonly session: ApiSession }
-  | { readonly state: 'token'; readonly rejected: boolean }
+  | { readonly state: 'token'; readonly rejected: boolean; readonly hint: string }
   | { readonly state: 'failed'; readonly error: unknown };
 
 /**
@@ -38,8 +38,8 @@ export function App(props: { readonly client: ApiClient }) {
 
   useEffect(
     () =>
-      client.onUnauthorized(() => {
-        setBoot({ state: 'token', rejected: client.hasToken });
+      client.onUnauthorized((hint) => {
+        setBoot({ state: 'token', rejected: client.hasToken, hint });
         live.set((s) => ({ ...s, status: { state: 'unauthorized' } }));
       }),
     [client],
@@ -84,6 +84,7 @@ export function App(props: { readonly client: ApiClient }) {
         {boot.state === 'token' && (
           <TokenForm
             rejected={boot.rejected}
+            hint={boot.hint}
             onToken={(token) => {
               client.setToken(token);
               setBoot({ state: 'loading' });

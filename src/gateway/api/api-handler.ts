@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { GatewayConfig } from '../../core/config/gateway-config.js';
 import type { Host } from '../../host/host.js';
-import { isLoopbackAddress } from '../http/addresses.js';
-import type { GatewayContext, GatewayLogger, Principal } from '../http/context.js';
+import type { GatewayContext, GatewayLogger } from '../http/context.js';
 import { ApiProblem, problemResponse } from './api-errors.js';
 import { CSRF_HEADER, createCsrf } from './csrf.js';
 import { LiveFeed } from './live-feed.js';
@@ -24,7 +23,8 @@ import type { SseStream } from './sse.js';
  * gateway's security chain, so `ctx.principal` is set and the body is read and capped. What
  * every route has in common happens here, in this order: routing (404, 405 with `Allow`),
  * the CSRF check of state-changing requests, the management check, parsing the query and the
- * body with the route's schemas (400), the route, and turning what it threw into an ApiError.
+ * body with the route's schemas (400: a field a route does not take is refused, never ignored),
+ * the route, and turning what it threw into an ApiError.
  */
 export interface ApiHandler {
   handle(ctx: GatewayContext): Promise<Response>;
@@ -45,6 +45,8 @@ export interface ApiHandlerOptions {
 
 /** What a route without query parameters accepts: none. */
 const NO_QUERY = z.strictObject({});
+/** What a route without a body accepts: none, or `{}` (a field sent to it would do nothing: 400). */
+const NO_BODY = z.strictObject({});
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const { host } = options;
@@ -118,7 +120,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
     const caller: Caller = {
       principal,
-      canManage: canManage(principal, ctx.remoteAddress),
+      canManage: principal.canManage,
       // The session is the audit log's actor, so every call names who made it.
       session: `dashboard:${principal.id}`,
     };
@@ -132,7 +134,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       );
     }
     const query = parseQuery(url.searchParams, route.query ?? NO_QUERY);
-    const body = route.body ? parseBody(ctx.body, route.body) : undefined;
+    const body = parseBody(ctx.body, route.body ?? NO_BODY);
     return route.handle({ ctx, caller, params, query, body });
   };
 
@@ -151,14 +153,4 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       feed.close();
     },
   };
-}
-
-/**
- * Whether `principal` may add, change and remove servers: registering a server can start any
- * command, so only a caller that may already use everything — the anonymous principal on
- * this machine, or grants of every server and every tool.
- */
-export function canManage(principal: Principal, remoteAddress: string): boolean {
-  if (principal.kind === 'anonymous') return isLoopbackAddress(remoteAddress);
-  return principal.grants.servers.includes('*') && principal.grants.tools.includes('*');
 }

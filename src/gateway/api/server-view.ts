@@ -2,6 +2,7 @@ import { isAbsolute } from 'node:path';
 import type { Host, ServerStatus } from '../../host/host.js';
 import { fixHint } from '../../host/supervisor/fix-hint.js';
 import type { Principal } from '../http/context.js';
+import { visibleStatuses } from '../visible-servers.js';
 import { ApiProblem } from './api-errors.js';
 import type { ApiServer } from './api-types.js';
 
@@ -50,12 +51,9 @@ export function toApiServer(status: ServerStatus, host: Host): ApiServer {
   };
 }
 
-/** The servers `principal` may see, as the API shows them. */
+/** The servers `principal` may see (visible-servers.ts), as the API shows them. */
 export function visibleServers(host: Host, principal: Principal): ApiServer[] {
-  return host
-    .servers()
-    .filter((s) => principal.allows(s.name))
-    .map((s) => toApiServer(s, host));
+  return visibleStatuses(host, principal).map((s) => toApiServer(s, host));
 }
 
 /** The status of `name`: 404 when there is no such server, 403 when the caller may not use it. */

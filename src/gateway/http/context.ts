@@ -19,9 +19,22 @@ export interface PrincipalGrants {
  */
 export interface Principal {
   readonly id: string;
-  readonly kind: 'anonymous' | 'token' | 'jwt';
+  /** `local`: the machine's owner, proven by the local token (auth mode `none`). */
+  readonly kind: 'anonymous' | 'local' | 'token' | 'jwt';
   readonly grants: PrincipalGrants;
   allows(server: string, tool?: string): boolean;
+  /**
+   * Whether it may add, change and remove servers (API routes and MCP management tools alike):
+   * registering a server can start any command, so only a principal that may already use
+   * everything.
+   */
+  readonly canManage: boolean;
+  /**
+   * What decides what it is served: kind, id, grants and `canManage`, as one text. Views are
+   * cached by it, so two principals of one id with other grants (two JWTs of one subject) are
+   * never served each other's.
+   */
+  readonly viewKey: string;
   /** The verified JWT claims (kind `jwt` only). */
   readonly claims?: Readonly<Record<string, unknown>>;
 }

@@ -9,8 +9,38 @@ export interface NodeListener {
   /** `http://host:port`, with the port actually bound (for `port: 0`). */
   readonly url: string;
   readonly port: number;
+  /** The connection timeouts the listener runs with, as `node:http` has them now (ms). */
+  readonly timeouts: ConnectionTimeouts;
   close(): Promise<void>;
 }
+
+/** `node:http`'s connection timeouts, in milliseconds (0: none). */
+export interface ConnectionTimeouts {
+  /** How long an idle keep-alive connection is kept open after a response. */
+  readonly keepAliveTimeout: number;
+  /** How long a client may take to send a request's headers. */
+  readonly headersTimeout: number;
+  /** How long a client may take to send a whole request (headers and body; not the response). */
+  readonly requestTimeout: number;
+}
+
+/**
+ * The listener's connection timeouts. Node's default keep-alive timeout is 5 s, shorter than
+ * what clients and proxies keep an idle connection for (load balancers 60 s, e.g. AWS ALB;
+ * HTTP client pools often as long): a client that reuses a connection just as the server closes
+ * it gets "other side closed" / ECONNRESET. The server must be the side that waits longer, so
+ * 65 s. Node closes a connection whose next request's headers have not arrived within
+ * `headersTimeout`, counted on a kept-alive connection from the end of the last response, so
+ * that must be longer still, or it would cut idle connections short itself. `requestTimeout`
+ * bounds receiving a request (a body is at most `limits.bodyBytes`), not answering it: an SSE
+ * stream or a long call runs past it, and the gateway's own request timeout governs those; it
+ * stays at Node's 300 s, which a slow client uploading the largest allowed body still meets.
+ */
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {
+  keepAliveTimeout: 65_000,
+  headersTimeout: 66_000,
+  requestTimeout: 300_000,
+};
 
 export interface ListenOptions {
   readonly host: string;
@@ -30,13 +60,21 @@ export function listen(
   handler: WebHandler & { incoming?: IncomingHandler },
   options: ListenOptions,
 ): Promise<NodeListener> {
-  const server = createServer((req, res) => {
-    serve(handler, req, res).catch((error: unknown) => {
-      options.onError?.(error);
-      if (!res.headersSent) res.writeHead(500, { connection: 'close' });
-      res.end();
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: CONNECTION_TIMEOUTS.headersTimeout,
+      requestTimeout: CONNECTION_TIMEOUTS.requestTimeout,
+    },
+    (req, res) => {
+      serve(handler, req, res).catch((error: unknown) => {
+        options.onError?.(error);
+        if (!res.headersSent) res.writeHead(500, { connection: 'close' });
+        res.end();
+      });
+    },
+  );
+  // Not a createServer option on Node 20.
+  server.keepAliveTimeout = CONNECTION_TIMEOUTS.keepAliveTimeout;
   let closing: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -46,6 +84,17 @@ export function listen(
       resolve({
         url: `http://${bracketed(address.address)}:${address.port}`,
         port: address.port,
+        timeouts: {
+          get keepAliveTimeout() {
+            return server.keepAliveTimeout;
+          },
+          get headersTimeout() {
+            return server.headersTimeout;
+          },
+          get requestTimeout() {
+            return server.requestTimeout;
+          },
+        },
         close: () => {
           closing ??= new Promise<void>((done, fail) => {
             server.close((error) => (error ? fail(error) : done()));

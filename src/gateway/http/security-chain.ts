@@ -17,7 +17,7 @@ import {
   type WebHandler,
 } from './context.js';
 import { HttpError, RPC_INTERNAL_ERROR } from './http-error.js';
-import { authenticate } from './middleware/authenticate.js';
+import { authenticate, type LocalAuthOptions } from './middleware/authenticate.js';
 import { authorize } from './middleware/authorize.js';
 import { bodyCap, streamedBody } from './middleware/body-cap.js';
 import { hostOrigin } from './middleware/host-origin.js';
@@ -42,6 +42,8 @@ export interface SecurityChainOptions {
    * data, and a browser cannot send a bearer token when it opens a page). Default: none.
    */
   readonly isPublic?: (pathname: string) => boolean;
+  /** With `auth.mode: none`: the local credential, which makes a caller the machine's owner. */
+  readonly local?: LocalAuthOptions;
 }
 
 /**
@@ -86,6 +88,7 @@ export function buildSecurityChain(
       path: settings.path,
       insecure,
       ...(options.env && { env: options.env }),
+      ...(options.local && { local: options.local }),
       now,
     }),
     // 7. The per-principal rate limit needs the principal, so it sits right after

@@ -1,4 +1,5 @@
 import type { Attributed, CatalogTool } from '../../host/catalog/catalog.js';
+import { compileNameFilter, type NameFilter } from '../../host/catalog/globs.js';
 import { qualifiedToolName } from '../../host/catalog/tool-names.js';
 
 /**
@@ -8,6 +9,15 @@ import { qualifiedToolName } from '../../host/catalog/tool-names.js';
  * client that knows a server's tools by their own names keeps working. Pure.
  */
 export type NamingMode = 'namespaced' | 'passthrough-unique';
+
+/**
+ * The filter of one `gateway.expose` list. An empty list exposes nothing (`compileNameFilter`
+ * reads an empty include list as "everything", which is right for a server's tool filter and
+ * wrong here).
+ */
+export function exposeFilter(globs: readonly string[]): NameFilter {
+  return globs.length === 0 ? () => false : compileNameFilter(globs);
+}
 
 /** Served name → catalog tool, in catalog order. */
 export function exposedTools(tools: readonly CatalogTool[], mode: NamingMode): Map<string, CatalogTool> {

@@ -14,9 +14,10 @@ import { isSwitchboardError } from '../../core/errors.js';
 import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
 import type { RequestHead } from '../http/context.js';
 import { consentWouldAsk } from './consent-gate.js';
-import type { GatewayPrincipal, GatewayServerOptions } from './gateway-server.js';
-import { servedTools } from './gateway-server.js';
+import type { GatewayServerOptions } from './gateway-server.js';
 import { checkInputCaps } from './input-caps.js';
+import type { GatewayPrincipal } from './served-catalog.js';
+import { servedTools } from './served-catalog.js';
 import type { SettledCall } from './settled-call.js';
 import { errorResult, toProtocolError } from './upstream-calls.js';
 import {

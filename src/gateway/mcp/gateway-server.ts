@@ -1,29 +1,25 @@
 import {
   type GetPromptResult,
   type LoggingLevel,
+  type Prompt,
   ProtocolError,
   ProtocolErrorCode,
   type RequestStateCodec,
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
-import { compileNameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
-import {
-  MANAGEMENT_SERVER,
-  MANAGEMENT_TOOLS,
-  managementSubject,
-  runManagementTool,
-} from '../../host/management/management-tools.js';
+import { MANAGEMENT_SERVER, runManagementTool } from '../../host/management/management-tools.js';
 import { consentFor } from './consent-gate.js';
-import { exposedPrompts, exposedTools, type NamingMode } from './exposed-names.js';
+import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
 import { checkInputCaps, type InputLimits } from './input-caps.js';
+import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
 import { registerResourceRoutes } from './resource-routes.js';
+import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
 import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer, TaskAwareServer } from './task-routes.js';
 import {
@@ -50,12 +46,6 @@ import { GATEWAY_SERVER_INFO } from './wire-result.js';
  * with a consent question to the calling client when policy asks, progress relayed, and the
  * client's cancellation passed upstream.
  */
-
-/** Who is calling: the authenticated principal (HTTP) or the local user (stdio). */
-export interface GatewayPrincipal {
-  readonly id: string;
-  allows(server: string, tool?: string): boolean;
-}
 
 export interface GatewayServerOptions {
   readonly host: Host;
@@ -90,16 +80,17 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   processCodec ??= relayStateCodec(relayStateKey());
   const options = { ...input, relayState: input.relayState ?? processCodec };
   const { host, principal } = options;
-  const promptFilter = compileNameFilter(options.expose.prompts);
+  const promptFilter = exposeFilter(options.expose.prompts);
+  const offers = offeredKinds(options.expose);
   const server = new TaskAwareServer(
     { ...GATEWAY_SERVER_INFO },
     {
       instructions: 'Switchboard: the tools, resources and prompts of several MCP servers, governed.',
       capabilities: {
-        // A kind is advertised only when something of that kind may be exposed.
-        ...(options.expose.tools.length > 0 && { tools: { listChanged: true } }),
+        ...(offers.tools && { tools: { listChanged: true } }),
+        // Always: the gateway's own status resources are there whatever `expose` lets through.
         resources: { listChanged: true, subscribe: true },
-        ...(options.expose.prompts.length > 0 && { prompts: { listChanged: true } }),
+        ...(offers.prompts && { prompts: { listChanged: true } }),
         completions: {},
         logging: {},
         ...(anyUpstreamOffersTasks(host) && { extensions: { [TASKS_EXTENSION]: {} } }),
@@ -110,19 +101,80 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 
   const tools = () =>
     servedTools(host, principal, options.naming, options.expose.tools, options.management === true);
-  const prompts = () => {
-    const all = exposedPrompts(host.catalog().prompts, options.naming);
-    for (const [name, p] of all) {
-      if (!promptFilter(`${p.server}/${p.prompt.name}`) || !principal.allows(p.server)) all.delete(name);
-    }
-    return all;
-  };
+  const prompts = () => servedPrompts(host.catalog(), principal, options.naming, promptFilter);
   const resources = registerResourceRoutes(server, {
     host,
     allows: (name) => principal.allows(name),
     expose: options.expose.resources,
   });
 
+  // Without the capability the methods are not there at all: the SDK answers them -32601
+  // (method not found), and it refuses to register a handler for a capability not declared.
+  if (offers.tools) registerToolRoutes(server, options, tools);
+  // A 2025 session's threshold for the upstream log lines relayed during its calls.
+  server.setRequestHandler('logging/setLevel', (request) => {
+    sessionLogLevels.set(server, request.params.level);
+    return {};
+  });
+
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const ref = request.params.ref as { type: string; name?: string; uri?: string };
+    if (ref.type === 'ref/resource') {
+      // The gateway's own template completes with the servers this caller sees, and no others.
+      const own = completeOwnTemplate(host, principal, ref.uri ?? '', request.params.argument);
+      if (own) return { completion: own };
+    }
+    const owner =
+      ref.type === 'ref/prompt' ? prompts().get(ref.name ?? '') : resources.template(ref.uri ?? '');
+    if (!owner) return { completion: { values: [], hasMore: false } };
+    const upstreamRef =
+      'prompt' in owner ? { ...ref, name: owner.prompt.name } : { ...ref, uri: owner.item.uriTemplate };
+    return forwarded(
+      async () =>
+        (await host.complete(
+          owner.server,
+          { ...request.params, ref: upstreamRef },
+          { signal: ctx.mcpReq.signal },
+        )) as {
+          completion: { values: string[] };
+        },
+    );
+  });
+
+  if (offers.prompts) registerPromptRoutes(server, options, prompts);
+
+  registerTaskRoutes(server, {
+    host,
+    allows: (name) => principal.allows(name),
+    relayed: relayedParts,
+    fail: (error) => {
+      throw toProtocolError(error);
+    },
+  });
+
+  return server;
+}
+
+/**
+ * Which kinds the gateway offers under `expose`: tools and prompts only when some glob may
+ * let one through (an empty list exposes none, so the capability is left out and their
+ * methods answer -32601, MCP "Lifecycle", capability negotiation). Resources are always
+ * offered, for the gateway's own.
+ */
+export function offeredKinds(expose: GatewayServerOptions['expose']): {
+  readonly tools: boolean;
+  readonly prompts: boolean;
+} {
+  return { tools: expose.tools.length > 0, prompts: expose.prompts.length > 0 };
+}
+
+/** `tools/list` and `tools/call`. */
+function registerToolRoutes(
+  server: Server,
+  options: GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> },
+  tools: () => Map<string, CatalogTool>,
+): void {
+  const { host, principal } = options;
   server.setRequestHandler('tools/list', () => ({
     tools: [...tools()].map(([name, t]) => ({ ...t.tool, name })),
   }));
@@ -149,6 +201,8 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     if (entry.server === MANAGEMENT_SERVER) {
       return runManagementTool(host, entry.tool.name, args, {
         session: principal.id,
+        // `list_mcp` lists the servers this caller sees, as the API's server list does.
+        visible: (server) => principal.allows(server),
         signal: ctx.mcpReq.signal,
         source: 'gateway',
         ...(consent.askApproval && { askApproval: consent.askApproval }),
@@ -172,32 +226,15 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
       ? options.idempotency.run(principal.id, `${key}\u0000${round}`, run)
       : run();
   });
+}
 
-  // A 2025 session's threshold for the upstream log lines relayed during its calls.
-  server.setRequestHandler('logging/setLevel', (request) => {
-    sessionLogLevels.set(server, request.params.level);
-    return {};
-  });
-
-  server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const ref = request.params.ref as { type: string; name?: string; uri?: string };
-    const owner =
-      ref.type === 'ref/prompt' ? prompts().get(ref.name ?? '') : resources.template(ref.uri ?? '');
-    if (!owner) return { completion: { values: [], hasMore: false } };
-    const upstreamRef =
-      'prompt' in owner ? { ...ref, name: owner.prompt.name } : { ...ref, uri: owner.item.uriTemplate };
-    return forwarded(
-      async () =>
-        (await host.complete(
-          owner.server,
-          { ...request.params, ref: upstreamRef },
-          { signal: ctx.mcpReq.signal },
-        )) as {
-          completion: { values: string[] };
-        },
-    );
-  });
-
+/** `prompts/list` and `prompts/get`. */
+function registerPromptRoutes(
+  server: Server,
+  options: GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> },
+  prompts: () => Map<string, ExposedPrompt<Prompt>>,
+): void {
+  const { host } = options;
   server.setRequestHandler('prompts/list', () => ({
     prompts: [...prompts()].map(([name, p]) => ({ ...p.prompt, name })),
   }));
@@ -225,17 +262,6 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     if (answer.kind !== 'input_required') return answer.raw as GetPromptResult;
     return nextRound(options, ctx, answer.raw, { n: request.params.name, h: argumentsDigest(args) });
   });
-
-  registerTaskRoutes(server, {
-    host,
-    allows: (name) => principal.allows(name),
-    relayed: relayedParts,
-    fail: (error) => {
-      throw toProtocolError(error);
-    },
-  });
-
-  return server;
 }
 
 /**
@@ -265,57 +291,6 @@ async function answerSettled(
     throw toProtocolError(error);
   }
 }
-
-/**
- * The tools `principal` is served, by served name: the catalog named per `naming`, through
- * the expose filter (`server/tool` globs) and the principal's own grants.
- */
-export function servedTools(
-  host: Host,
-  principal: GatewayPrincipal,
-  naming: NamingMode,
-  expose: readonly string[],
-  management = false,
-): Map<string, CatalogTool> {
-  // Every tools/call looks its tool up here: computed once per catalog snapshot and principal,
-  // not once per call (a catalog can hold thousands of tools).
-  const snapshot = host.catalog();
-  let perSnapshot = servedCache.get(snapshot);
-  if (!perSnapshot) {
-    // Bounded: a snapshot is replaced on every catalog change, and principals are few.
-    perSnapshot = new BoundedMemo(1_000);
-    servedCache.set(snapshot, perSnapshot);
-  }
-  const key = `${principal.id}\u0000${naming}\u0000${management}\u0000${exposeKey(expose)}`;
-  let served = perSnapshot.get(key);
-  if (!served) {
-    const keep = compileNameFilter(expose);
-    served = exposedTools(management ? [...snapshot.tools, ...managementTools()] : snapshot.tools, naming);
-    for (const [name, t] of served) {
-      if (!keep(`${t.server}/${t.tool.name}`) || !principal.allows(t.server, t.tool.name))
-        served.delete(name);
-    }
-    perSnapshot.remember(key, served);
-  }
-  return served;
-}
-
-const servedCache = new WeakMap<object, BoundedMemo<Map<string, CatalogTool>>>();
-
-/** An expose list as a cache key part, joined once per list (the lists live as long as the gateway). */
-function exposeKey(expose: readonly string[]): string {
-  let key = exposeKeys.get(expose);
-  if (key === undefined) {
-    key = expose.join('\u0000');
-    exposeKeys.set(expose, key);
-  }
-  return key;
-}
-
-const exposeKeys = new WeakMap<readonly string[], string>();
-
-const managementTools = (): CatalogTool[] =>
-  MANAGEMENT_TOOLS.map((t) => managementSubject(t.name)).filter((t): t is CatalogTool => t !== undefined);
 
 /** Whether some connected upstream offers the Tasks extension (then the gateway relays it). */
 function anyUpstreamOffersTasks(host: Host): boolean {

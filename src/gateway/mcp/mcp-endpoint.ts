@@ -20,10 +20,11 @@ import {
   plainSessionCall,
 } from './fast-session-call.js';
 import { type FastToolCall, plainToolCall } from './fast-tool-call.js';
-import { type GatewayPrincipal, sessionLogLevel } from './gateway-server.js';
+import { sessionLogLevel } from './gateway-server.js';
 import { jsonRpcError } from './json-rpc-error.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { checkParamHeaders } from './param-headers.js';
+import { everyListChanged, type GatewayPrincipal, type ViewChanges, viewKeyOf } from './served-catalog.js';
 import { type SettledCall, withSettledCall } from './settled-call.js';
 
 /**
@@ -57,12 +58,21 @@ export interface McpEndpointOptions {
   readonly fastToolCall?: FastToolCall;
   /** Answers a 2025 session's plain `tools/call` without the SDK's transport (fast-session-call.ts). */
   readonly fastSessionCall?: FastSessionCall;
+  /**
+   * Whose lists a catalog change changed (served-catalog.ts): a list-changed notification
+   * goes only to a caller whose own view of that list changed. Absent: to every caller.
+   */
+  readonly views?: ViewChanges;
 }
 
-type Session = { readonly server: Server; readonly principal: string; lastSeen: number } & (
-  | StreamableSession
-  | { readonly kind: 'sse'; readonly transport: LegacySseTransport }
-);
+type Session = {
+  readonly server: Server;
+  /** The id of the principal it belongs to. */
+  readonly principal: string;
+  /** That principal as it opened the session: whose view the session's lists are. */
+  readonly viewer: GatewayPrincipal;
+  lastSeen: number;
+} & (StreamableSession | { readonly kind: 'sse'; readonly transport: LegacySseTransport });
 
 interface StreamableSession {
   readonly kind: 'streamable';
@@ -81,6 +91,11 @@ export class McpEndpoint {
   private readonly now: () => number;
   /** The fast path's per-call controllers (see `fastSession`). */
   private readonly controllers = new ControllerPool();
+  /** `subscriptions/listen` streams, one handler per view (see `listenHandler`). */
+  private readonly listens = new Map<
+    string,
+    { readonly handler: McpHttpHandler; readonly viewer: GatewayPrincipal }
+  >();
 
   constructor(private readonly options: McpEndpointOptions) {
     this.now = options.now ?? Date.now;
@@ -88,10 +103,7 @@ export class McpEndpoint {
       ...(options.events && { limits: options.events }),
       now: this.now,
     });
-    this.modern = createMcpHandler(
-      (ctx) => options.build((ctx.authInfo?.extra?.principal as GatewayPrincipal | undefined) ?? ANONYMOUS),
-      { legacy: 'reject', ...(options.onerror && { onerror: options.onerror }) },
-    );
+    this.modern = this.modernHandler();
     const every = Math.max(1_000, Math.min(60_000, Math.floor(options.sessions.idleTtlMs / 2)));
     this.reaper = setInterval(() => void this.reap(), every);
     this.reaper.unref();
@@ -124,8 +136,11 @@ export class McpEndpoint {
       return await this.legacy(own, principal, parsedBody, sessionCall);
     const mismatch = this.paramHeaderRefusal(head, principal, parsedBody);
     if (mismatch) return mismatch;
+    // A listen stream is served by the handler of its caller's view, whose notifications are
+    // that view's alone; every other request by the one shared handler.
+    const modern = isListenRequest(parsedBody) ? this.listenHandler(principal) : this.modern;
     const fullPath = (settled?: SettledCall) =>
-      this.modern.fetch(request(), {
+      modern.fetch(request(), {
         authInfo: {
           token: '',
           clientId: principal.id,
@@ -158,6 +173,7 @@ export class McpEndpoint {
       server: this.server(principal),
       transport,
       principal: principal.id,
+      viewer: principal,
       lastSeen: this.now(),
     };
     // Set before connect, which chains it: the stream ending, for any reason, ends the session.
@@ -183,18 +199,28 @@ export class McpEndpoint {
     return session.transport.receive(parsedBody, request);
   }
 
-  /** Tells every client the lists changed (sessions get notifications; modern clients via `subscriptions/listen`). */
+  /**
+   * Tells each client whose lists the catalog change changed (sessions get notifications;
+   * modern clients through `subscriptions/listen`): with `views`, a client hears of a list
+   * only when its own view of it changed.
+   */
   listsChanged(): void {
+    const changed = this.options.views?.next() ?? everyListChanged;
     for (const session of this.sessions.values()) {
       // A session still waiting for its `initialize` has no lists to have changed yet.
       if (session.server.getNegotiatedProtocolVersion() === undefined) continue;
-      void session.server.sendToolListChanged().catch(() => undefined);
-      void session.server.sendPromptListChanged().catch(() => undefined);
-      void session.server.sendResourceListChanged().catch(() => undefined);
+      const lists = changed(session.viewer);
+      // A kind the session's server does not offer rejects its notification: nothing to tell.
+      if (lists.tools) void session.server.sendToolListChanged().catch(() => undefined);
+      if (lists.prompts) void session.server.sendPromptListChanged().catch(() => undefined);
+      if (lists.resources) void session.server.sendResourceListChanged().catch(() => undefined);
     }
-    this.modern.notify.toolsChanged();
-    this.modern.notify.promptsChanged();
-    this.modern.notify.resourcesChanged();
+    for (const { handler, viewer } of this.listens.values()) {
+      const lists = changed(viewer);
+      if (lists.tools) handler.notify.toolsChanged();
+      if (lists.prompts) handler.notify.promptsChanged();
+      if (lists.resources) handler.notify.resourcesChanged();
+    }
   }
 
   /** Closes every session and in-flight modern exchange. */
@@ -204,6 +230,43 @@ export class McpEndpoint {
     this.sessions.clear();
     await Promise.all(all.map(([id, s]) => this.closeSession(id, s)));
     await this.modern.close();
+    const listens = [...this.listens.values()];
+    this.listens.clear();
+    await Promise.all(listens.map((l) => l.handler.close()));
+  }
+
+  /** A handler of the modern era serving `build`'s servers, for the principal each request carries. */
+  private modernHandler(): McpHttpHandler {
+    return createMcpHandler(
+      (ctx) =>
+        this.options.build((ctx.authInfo?.extra?.principal as GatewayPrincipal | undefined) ?? ANONYMOUS),
+      { legacy: 'reject', ...(this.options.onerror && { onerror: this.options.onerror }) },
+    );
+  }
+
+  /**
+   * The handler whose `subscriptions/listen` streams are those of `principal`'s view. The
+   * SDK's handler publishes each change to every stream it holds, with no way to tell whose a
+   * stream is, so each view gets a handler of its own: a change is published to the handlers
+   * of the views it changed. At most `MAX_LISTEN_VIEWS` are kept; past that the least recently
+   * used is closed (its streams end, and their clients listen again).
+   */
+  private listenHandler(principal: GatewayPrincipal): McpHttpHandler {
+    const key = viewKeyOf(principal);
+    const known = this.listens.get(key);
+    if (known) {
+      this.listens.delete(key);
+      this.listens.set(key, known);
+      return known.handler;
+    }
+    if (this.listens.size >= MAX_LISTEN_VIEWS) {
+      const [oldest, entry] = this.listens.entries().next().value!;
+      this.listens.delete(oldest);
+      void entry.handler.close();
+    }
+    const handler = this.modernHandler();
+    this.listens.set(key, { handler, viewer: principal });
+    return handler;
   }
 
   /** Closes sessions idle past the TTL and drops expired stored events; returns how many sessions. */
@@ -356,6 +419,7 @@ export class McpEndpoint {
           events,
           fastCalls: new Map(),
           principal: principal.id,
+          viewer: principal,
           lastSeen: this.now(),
         });
       },
@@ -452,6 +516,18 @@ export interface RequestSource {
 
 function sourceOf(request: Request): RequestSource {
   return { head: requestHead(request), request: () => request, signal: request.signal };
+}
+
+/** How many views' listen handlers are kept at once (see `listenHandler`). */
+const MAX_LISTEN_VIEWS = 256;
+
+/** Whether `body` is one `subscriptions/listen` request (2026-07-28: list changes on a stream). */
+function isListenRequest(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { method?: unknown }).method === 'subscriptions/listen'
+  );
 }
 
 // Unreachable with the security chain in front (it always passes a principal); allows nothing.

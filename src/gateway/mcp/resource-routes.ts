@@ -1,14 +1,15 @@
 import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Attributed, CatalogSnapshot } from '../../host/catalog/catalog.js';
-import { compileNameFilter } from '../../host/catalog/globs.js';
+import type { NameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
 import {
   type ResourceSubscriptions,
   sharedResourceSubscriptions,
 } from '../../host/resource-subscriptions.js';
+import { exposeFilter } from './exposed-names.js';
 import { contentsAsServed, type ExposedResources, exposedResources } from './exposed-resources.js';
-import { ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
+import { isOwnResourceUri, ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
 import { forwarded } from './upstream-calls.js';
 
 /**
@@ -37,25 +38,34 @@ export interface ResourceRoutes {
   template(uriTemplate: string): Attributed<ResourceTemplateType> | undefined;
 }
 
-type Served = ExposedResources<Resource, ResourceTemplateType>;
+/** The resources and templates one caller is served. */
+export type Served = ExposedResources<Resource, ResourceTemplateType>;
+
+/**
+ * The upstream resources and templates of `snapshot` served to a caller: through the expose
+ * filter (`keep`, over URIs and URI templates) and the caller's grants of their server, under
+ * their served URIs (exposed-resources.ts).
+ */
+export function servedResources(
+  snapshot: CatalogSnapshot,
+  viewer: { allows(server: string): boolean },
+  keep: NameFilter,
+): Served {
+  return exposedResources(
+    snapshot.resources.filter((r) => keep(r.item.uri) && viewer.allows(r.server)),
+    snapshot.resourceTemplates.filter((t) => keep(t.item.uriTemplate) && viewer.allows(t.server)),
+  );
+}
 
 /** Registers `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`. */
 export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps): ResourceRoutes {
   const { host } = deps;
-  const keep = compileNameFilter(deps.expose);
+  const keep = exposeFilter(deps.expose);
   let cached: { snapshot: CatalogSnapshot; served: Served } | undefined;
   // Computed once per catalog snapshot: every read and subscribe resolves its URI here.
   const served = (): Served => {
     const snapshot = host.catalog();
-    if (cached?.snapshot !== snapshot) {
-      cached = {
-        snapshot,
-        served: exposedResources(
-          snapshot.resources.filter((r) => keep(r.item.uri) && deps.allows(r.server)),
-          snapshot.resourceTemplates.filter((t) => keep(t.item.uriTemplate) && deps.allows(t.server)),
-        ),
-      };
-    }
+    if (cached?.snapshot !== snapshot) cached = { snapshot, served: servedResources(snapshot, deps, keep) };
     return cached.served;
   };
   /** Where `uri` goes upstream; the URI itself must pass the filter too (an instance of a template). */
@@ -80,8 +90,11 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
   }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
-    const own = ownResource(host, uri);
-    if (own) return own;
+    if (isOwnResourceUri(uri)) {
+      const own = ownResource(host, deps, uri);
+      if (!own) throw new ResourceNotFoundError(uri);
+      return own;
+    }
     const to = target(uri);
     if (!to) throw new ResourceNotFoundError(uri);
     const result = await forwarded(() => host.readResource(to.server, to.uri, { signal: ctx.mcpReq.signal }));
@@ -95,8 +108,13 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
   let closed = false;
   server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
-    // The gateway's own resources send no updates; a repeated subscribe is the same one.
-    if (closed || mine.has(uri) || ownResource(host, uri)) return {};
+    // A repeated subscribe is the same one.
+    if (closed || mine.has(uri)) return {};
+    if (isOwnResourceUri(uri)) {
+      // The gateway's own resources send no updates; one the caller cannot read is not there.
+      if (!ownResource(host, deps, uri)) throw new ResourceNotFoundError(uri);
+      return {};
+    }
     const to = target(uri);
     if (!to) throw new ResourceNotFoundError(uri);
     const notify = () => void server.sendResourceUpdated({ uri }).catch(() => undefined);

@@ -1,6 +1,7 @@
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Host } from '../../host/host.js';
 import { createGatewayServer, type GatewayServerOptions } from '../mcp/gateway-server.js';
+import { ViewChanges } from '../mcp/served-catalog.js';
 
 /**
  * The gateway over stdio, for clients that spawn their servers (Claude Desktop, IDEs): one
@@ -20,7 +21,8 @@ export interface StdioGateway {
   close(): Promise<void>;
 }
 
-export const LOCAL_PRINCIPAL = { id: 'local', allows: () => true } as const;
+/** The person who started the process: every server is theirs, and theirs to manage. */
+export const LOCAL_PRINCIPAL = { id: 'local', allows: () => true, canManage: true } as const;
 
 export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): StdioGateway {
   const servers: ReturnType<typeof createGatewayServer>[] = [];
@@ -38,11 +40,18 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
     done();
   };
   (options.input ?? process.stdin).once('end', () => done());
+  // Told of a list only when what this connection is served of it changed.
+  const views = new ViewChanges(host, {
+    naming: options.naming,
+    expose: options.expose,
+    management: options.management === true,
+  });
   const onCatalog = () => {
+    const lists = views.next()(LOCAL_PRINCIPAL);
     for (const server of servers) {
-      void server.sendToolListChanged().catch(() => undefined);
-      void server.sendPromptListChanged().catch(() => undefined);
-      void server.sendResourceListChanged().catch(() => undefined);
+      if (lists.tools) void server.sendToolListChanged().catch(() => undefined);
+      if (lists.prompts) void server.sendPromptListChanged().catch(() => undefined);
+      if (lists.resources) void server.sendResourceListChanged().catch(() => undefined);
     }
   };
   host.on('catalog', onCatalog);

@@ -1,5 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import { unusedEntryField } from '../../core/config/unused-entry-fields.js';
 import { describeError } from '../../core/errors.js';
+import type { RawServerEntryFields } from '../../core/server-config.js';
 import type { CatalogTool } from '../catalog/catalog.js';
 import type { Admission, AskApproval } from '../governance/governor.js';
 import type { Host } from '../host.js';
@@ -74,6 +76,8 @@ export interface ManagementCallOptions {
   readonly askApproval?: AskApproval;
   /** Recorded as the registration's source: `agent`, `gateway`. */
   readonly source: string;
+  /** Which servers `list_mcp` shows (the caller's view); default every server. */
+  readonly visible?: (server: string) => boolean;
 }
 
 /** Runs a management tool; failures come back as tool errors a model can read. */
@@ -89,6 +93,13 @@ export async function runManagementTool(
   if (name !== 'list_mcp' && !target) return failure('"name" is required: the server\'s name.');
   if (name === 'toggle_mcp' && typeof args.enabled !== 'boolean') {
     return failure('"enabled" must be true or false.');
+  }
+  if (name === 'register_mcp') {
+    // A field the server's transport would not use is refused (before anyone is asked), not
+    // stored to do nothing.
+    const { name: _n, ...entry } = args;
+    const unused = unusedEntryField(entry as RawServerEntryFields);
+    if (unused) return failure(`register_mcp was not run: field "${unused.field}": ${unused.problem}`);
   }
   let admission: Admission;
   try {
@@ -120,15 +131,19 @@ async function apply(
 ): Promise<CallToolResult> {
   // The change is audited by the host too, with the calling session as its actor.
   const actor = { session: options.session, via: options.source };
+  const { visible = () => true } = options;
   if (name === 'list_mcp') {
     return json({
-      servers: host.servers().map((s) => ({
-        name: s.name,
-        state: s.state,
-        transport: s.transport,
-        tools: s.tools,
-        ...(s.error && { error: s.error.message }),
-      })),
+      servers: host
+        .servers()
+        .filter((s) => visible(s.name))
+        .map((s) => ({
+          name: s.name,
+          state: s.state,
+          transport: s.transport,
+          tools: s.tools,
+          ...(s.error && { error: s.error.message }),
+        })),
     });
   }
   if (name === 'register_mcp') {

@@ -36,6 +36,15 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     throw error;
   }
   const { page } = browser;
+  // Signed in once, as a person does with the link start prints: the cookie lasts the context.
+  if (switchboard.loginUrl) {
+    try {
+      await page.goto(switchboard.loginUrl);
+    } catch (error) {
+      await browser.close().finally(() => switchboard.stop());
+      throw error;
+    }
+  }
   return {
     switchboard,
     browser,

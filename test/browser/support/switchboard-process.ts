@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +18,11 @@ export interface RunningSwitchboard {
   readonly dashboardUrl: string;
   /** The gateway's origin, e.g. `http://127.0.0.1:40123`. */
   readonly origin: string;
+  /**
+   * The link that signs a browser in (the dashboard with `?token=` of the local token), when
+   * the gateway runs without configured authentication.
+   */
+  readonly loginUrl?: string;
   /** What it printed on stderr so far (for failure messages). */
   readonly stderr: readonly string[];
   stop(): Promise<void>;
@@ -31,6 +36,8 @@ interface StartLine {
   readonly mcp?: string;
   readonly listening?: string;
   readonly dashboard?: string | null;
+  /** Where the local token is, when the dashboard takes it. */
+  readonly tokenFile?: string;
   readonly error?: { readonly code: string; readonly message: string };
 }
 
@@ -88,11 +95,14 @@ async function runSwitchboard(
   }
   const mcpUrl = (line.mcp ?? line.listening)!;
   const origin = new URL(mcpUrl).origin;
+  // Both verbs print the dashboard's URL; a line without one still has the gateway serving it at /ui/.
+  const dashboardUrl = line.dashboard ?? `${origin}/ui/`;
+  const token = line.tokenFile === undefined ? undefined : (await readFile(line.tokenFile, 'utf8')).trim();
   return {
     mcpUrl,
-    // Both verbs print the dashboard's URL; a line without one still has the gateway serving it at /ui/.
-    dashboardUrl: line.dashboard ?? `${origin}/ui/`,
+    dashboardUrl,
     origin,
+    ...(token !== undefined && { loginUrl: `${dashboardUrl}?token=${token}` }),
     stderr,
     stop: async () => {
       await stopChild(child, exited);

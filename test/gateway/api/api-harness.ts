@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type GatewaySection, resolveGateway } from '../../../src/core/config/gateway-config.js';
 import { normalizeServerEntry } from '../../../src/core/server-config.js';
 import type { ApiError, ApiSession } from '../../../src/gateway/api/api-types.js';
+import { localCookieName } from '../../../src/gateway/http/auth/local-token.js';
 import { type HttpGateway, startHttpGateway } from '../../../src/gateway/http-gateway.js';
 import { Host, type HostOptions } from '../../../src/host/host.js';
 import { kitchenSinkBin } from '../../fixtures/paths.js';
@@ -30,19 +31,29 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** How a client authenticates: a bearer token, or a cookie as the dashboard's browser sends it. */
+export type ApiAuth = string | { readonly cookie: string };
+
+/** The dashboard's cookie for `gateway` (auth mode `none`): what its login link sets. */
+export function loginCookie(gateway: HttpGateway): { cookie: string } {
+  if (gateway.localToken === undefined) throw new Error('the gateway takes no local token');
+  return { cookie: `${localCookieName(Number(new URL(gateway.url).port))}=${gateway.localToken}` };
+}
+
 /** One gateway's API, as a client sees it. */
 export class ApiClient {
   private csrfToken: string | undefined;
 
   constructor(
     readonly base: string,
-    private readonly token?: string,
+    private readonly auth?: ApiAuth,
   ) {}
 
   async request(path: string, options: RequestOptions = {}): Promise<Response> {
     const method = options.method ?? (options.body === undefined ? 'GET' : 'POST');
     const headers: Record<string, string> = { ...options.headers };
-    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    if (typeof this.auth === 'string') headers.authorization = `Bearer ${this.auth}`;
+    else if (this.auth) headers.cookie = this.auth.cookie;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const csrf = options.csrf ?? method !== 'GET';
     if (csrf !== false) headers['x-switchboard-csrf'] = csrf === true ? await this.csrf() : csrf;
@@ -92,8 +103,14 @@ export interface ApiUnderTest {
   readonly dataDir: string;
   readonly gateway: HttpGateway;
   readonly api: ApiClient;
-  /** Another gateway in front of the same host, with other settings (auth…); `close` closes it. */
-  gatewayWith(section: GatewaySection, token?: string): Promise<ApiClient & { close(): Promise<void> }>;
+  /**
+   * Another gateway in front of the same host, with other settings (auth…); `close` closes
+   * it. Its client sends `auth`; default: the login cookie when it takes the local token.
+   */
+  gatewayWith(
+    section: GatewaySection,
+    auth?: ApiAuth | null,
+  ): Promise<ApiClient & { close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -123,10 +140,11 @@ export async function startApiUnderTest(options: {
       host,
       dataDir,
       gateway,
-      api: new ApiClient(new URL(gateway.url).origin),
-      async gatewayWith(section, token) {
+      api: new ApiClient(new URL(gateway.url).origin, loginCookie(gateway)),
+      async gatewayWith(section, auth) {
         const gateway = await open(section);
-        return Object.assign(new ApiClient(new URL(gateway.url).origin, token), {
+        const chosen = auth === undefined && gateway.localToken !== undefined ? loginCookie(gateway) : auth;
+        return Object.assign(new ApiClient(new URL(gateway.url).origin, chosen ?? undefined), {
           close: async () => {
             gateways.splice(gateways.indexOf(gateway), 1);
             await gateway.close();

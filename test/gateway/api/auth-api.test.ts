@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../../src/core/config/gateway-config.js';
 import type { ApiServer, ApiSession, ApiTool } from '../../../src/gateway/api/api-types.js';
-import { eventually } from '../../helpers/wait.js';
+import { visibleCatalogEtag } from '../../../src/gateway/api/catalog-etag.js';
+import { createPrincipal } from '../../../src/gateway/http/principal.js';
+import { catalogHas, eventually } from '../../helpers/wait.js';
 import { type ApiClient, type ApiUnderTest, kitchen, nextEvent, startApiUnderTest } from './api-harness.js';
 
 /**
@@ -88,6 +90,47 @@ describe('bearer principals', () => {
       csrf: false,
     });
     expect(reloaded.name).toBe('other');
+  });
+});
+
+describe('the catalog event', () => {
+  it('carries the etag of what the caller sees, and a change behind its grants is not news to it', async () => {
+    const asLimited = createPrincipal({
+      id: 'limited',
+      kind: 'token',
+      grants: { servers: ['kitchen'], tools: ['echo'] },
+    });
+    // Both servers offer their tools before anything changes (a test above reloads "other").
+    await catalogHas(under.host, 'mcp__other__echo');
+    const mine = await limited.stream('/api/stream');
+    const theirs = await admin.stream('/api/stream');
+    try {
+      const first = (await nextEvent<{ etag: string }>(mine, 'catalog')).data.etag;
+      expect(first).toBe(visibleCatalogEtag(under.host.catalog(), asLimited));
+      const adminFirst = (await nextEvent<{ etag: string }>(theirs, 'catalog')).data.etag;
+
+      // A server the limited principal does not see goes away: the admin is told, it is not.
+      await admin.json('/api/servers/other/disable', { method: 'POST' });
+      await nextEvent<{ etag: string }>(theirs, 'catalog', (d) => d.etag !== adminFirst);
+      expect(visibleCatalogEtag(under.host.catalog(), asLimited)).toBe(first);
+      // Then its own server's tool goes: the next catalog event it gets is that one.
+      await admin.json('/api/servers/kitchen/disable', { method: 'POST' });
+      await eventually(
+        () => under.host.catalog().lookup('mcp__kitchen__echo'),
+        (t) => t === undefined,
+        { what: 'dropped kitchen from the catalog' },
+      );
+      const next = (await nextEvent<{ etag: string }>(mine, 'catalog')).data.etag;
+      expect(next).not.toBe(first);
+      expect(next).toBe(visibleCatalogEtag(under.host.catalog(), asLimited));
+    } finally {
+      await mine.cancel();
+      await theirs.cancel();
+      await admin.json('/api/servers/kitchen/enable', { method: 'POST' });
+      await admin.json('/api/servers/other/enable', { method: 'POST' });
+      await catalogHas(under.host, 'mcp__kitchen__echo');
+      await catalogHas(under.host, 'mcp__other__echo');
+    }
   });
 });
 

@@ -17,7 +17,7 @@ import { type ApiUnderTest, kitchen, nextEvent, startApiUnderTest } from './api-
  * through `/api/inbox` while a dashboard listens on `/api/stream`.
  */
 let under: ApiUnderTest;
-const SESSION = 'dashboard:anonymous';
+const SESSION = 'dashboard:local';
 const slowCalls: string[] = [];
 
 beforeAll(async () => {
@@ -86,7 +86,11 @@ describe('tools', () => {
       mimeType: 'image/png',
       url: expect.stringMatching(/^\/media\/[^/]+\.png$/),
     });
-    const media = await fetch(`${under.api.base}${(image as { url: string }).url}`);
+    const path = (image as { url: string }).url;
+    // Media is the machine owner's too: without the local token, 401; with its cookie, served.
+    const refused = await fetch(`${under.api.base}${path}`);
+    expect(refused.status).toBe(401);
+    const media = await under.api.request(path);
     expect(media.status).toBe(200);
     expect(media.headers.get('content-type')).toContain('image/png');
     const bytes = new Uint8Array(await media.arrayBuffer());

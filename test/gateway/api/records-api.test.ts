@@ -60,7 +60,7 @@ describe('events', () => {
 describe('audit', () => {
   it('pages through the audit log with filters', async () => {
     for (let i = 0; i < 3; i++) await call('echo', { text: `audit ${i}` });
-    const query = '/api/audit?action=tool_call&outcome=ok&actor=dashboard%3Aanonymous&server=kitchen';
+    const query = '/api/audit?action=tool_call&outcome=ok&actor=dashboard%3Alocal&server=kitchen';
     const seen: ApiAuditEntry[] = [];
     let cursor: number | undefined;
     for (let page = 0; page < 20; page++) {
@@ -74,7 +74,7 @@ describe('audit', () => {
     }
     const echoes = seen.filter((e) => (e.details as { tool: string }).tool === 'echo');
     expect(echoes).toHaveLength(3);
-    expect(seen.every((e) => e.outcome === 'ok' && e.actor === 'dashboard:anonymous')).toBe(true);
+    expect(seen.every((e) => e.outcome === 'ok' && e.actor === 'dashboard:local')).toBe(true);
     expect(seen.map((e) => e.id)).toEqual([...seen.map((e) => e.id)].sort((a, b) => b - a));
     const future = await under.api.json<ApiPage<ApiAuditEntry>>('/api/audit?since=2999-01-01T00:00:00Z');
     expect(future.items).toEqual([]);

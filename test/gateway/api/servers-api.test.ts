@@ -31,7 +31,7 @@ describe('the session', () => {
   it('names the principal, the MCP URL, the version, and a CSRF token', async () => {
     const session = await under.api.session();
     expect(session).toEqual({
-      principal: 'anonymous',
+      principal: 'local',
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       mcpUrl: under.gateway.url,
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
@@ -116,7 +116,7 @@ describe('servers', () => {
       '/api/audit?server=extra',
     );
     expect(items.map((e) => e.action)).toEqual(['server_remove', 'server_replace', 'server_register']);
-    expect(items.every((e) => e.actor === 'dashboard:anonymous')).toBe(true);
+    expect(items.every((e) => e.actor === 'dashboard:local')).toBe(true);
   });
 
   it('shows a list the server cut short (its cursors go round)', async () => {

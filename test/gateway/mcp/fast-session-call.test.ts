@@ -8,8 +8,8 @@ import {
   plainSessionCall,
   STREAM_AFTER_MS,
 } from '../../../src/gateway/mcp/fast-session-call.js';
-import type { GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
 import type { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
+import type { GatewayPrincipal } from '../../../src/gateway/mcp/served-catalog.js';
 import type { Host } from '../../../src/host/host.js';
 import type { KitchenHttpHandle } from '../../fixtures/kitchen-sink.js';
 import { eventually } from '../../helpers/wait.js';

@@ -243,7 +243,15 @@ describe('gateway MCP server', () => {
     const { client: off } = await connect({}, 'accept');
     expect((await off.listTools()).tools.map((t) => t.name)).not.toContain('mcp__switchboard__list_mcp');
 
-    const { client, asked } = await connect({ management: true }, 'accept');
+    // Changing servers needs a principal that may manage them; the others see list_mcp alone.
+    const { client: reader } = await connect({ management: true }, 'accept');
+    expect(
+      (await reader.listTools()).tools.map((t) => t.name).filter((n) => n.includes('switchboard')),
+    ).toEqual(['mcp__switchboard__list_mcp']);
+    const { client, asked } = await connect(
+      { management: true, principal: { id: 'tester', allows: () => true, canManage: true } },
+      'accept',
+    );
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining(['mcp__switchboard__list_mcp', 'mcp__switchboard__register_mcp']),

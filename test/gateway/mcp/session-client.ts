@@ -1,6 +1,6 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import type { GatewayPrincipal } from '../../../src/gateway/mcp/gateway-server.js';
 import type { McpEndpoint } from '../../../src/gateway/mcp/mcp-endpoint.js';
+import type { GatewayPrincipal } from '../../../src/gateway/mcp/served-catalog.js';
 
 /**
  * A 2025-era Streamable HTTP client in a few functions, driving an `McpEndpoint` in-process

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { InboxItem } from '../../../host/inbox/inbox.js';
 import { inboxItemJson } from '../../../host/inbox/inbox-item-json.js';
 import type { Principal } from '../../http/context.js';
@@ -42,12 +43,38 @@ export function inboxRoutes({ host }: ApiDeps): ApiRoute[] {
             { details: { id } },
           );
         }
+        checkAnswerFields(item, body);
         const always = body.always === true;
         host.inbox.resolveOrThrow(id, body.action, body.content, { always });
         return json({ id, action: body.action, always });
       },
     }),
   ];
+}
+
+/**
+ * Refuses an answer field the item would not use (400 naming it), rather than report it as
+ * applied: `always: true` goes with accepting an approval, `content` with accepting a form
+ * elicitation (a URL elicitation is answered in the browser it opens).
+ */
+export function checkAnswerFields(item: InboxItem, answer: z.output<typeof inboxAnswerBody>): void {
+  const refuse = (field: string, problem: string) => {
+    throw new ApiProblem(
+      400,
+      'INVALID_REQUEST',
+      `The request body is not valid: field "${field}": ${problem}`,
+      {
+        details: { field },
+      },
+    );
+  };
+  const accepting = answer.action === 'accept';
+  const form = item.kind === 'elicitation' && item.mode !== 'url';
+  // `always: false` is what every answer means anyway.
+  if (answer.always === true && !(accepting && item.kind === 'approval'))
+    refuse('always', 'it applies only when accepting an approval. Leave it out.');
+  if (answer.content !== undefined && !(accepting && form))
+    refuse('content', 'it applies only when accepting a form elicitation (the answers). Leave it out.');
 }
 
 /** The items `principal` may see and answer, as the API shows them. */

@@ -34,10 +34,7 @@ const eventsQuery = z.strictObject({
 
 const auditQuery = z.strictObject({
   server: z.string().optional().describe('Only records about this server.'),
-  actor: z
-    .string()
-    .optional()
-    .describe('Only records of this actor (a session, e.g. `dashboard:anonymous`).'),
+  actor: z.string().optional().describe('Only records of this actor (a session, e.g. `dashboard:local`).'),
   action: z.string().optional().describe('Only records of this action, e.g. `tool_call`.'),
   outcome: z.string().optional().describe('Only records with this outcome, e.g. `ok`, `denied`, `declined`.'),
   since: isoTime('Only records at or after this time (ISO-8601).'),

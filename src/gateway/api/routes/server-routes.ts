@@ -1,3 +1,5 @@
+import { unusedEntryField } from '../../../core/config/unused-entry-fields.js';
+import type { RawServerEntryFields } from '../../../core/server-config.js';
 import type { ChangeActor, Host } from '../../../host/host.js';
 import { ApiProblem } from '../api-errors.js';
 import {
@@ -59,7 +61,8 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       path: '/api/servers',
       tag: 'servers',
       summary: 'Add a server',
-      description: 'The entry is kept in the store and connected at once. 409 when the name is taken.',
+      description:
+        'The entry is kept in the store and connected at once, unless it says `enabled: false`. 409 when the name is taken.',
       body: serverCreateBody,
       manage: true,
       responses: { 201: { description: 'The server, connecting.', schema: apiServerSchema } },
@@ -72,7 +75,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
             { details: { server: body.name } },
           );
         }
-        await host.register({ ...body.entry, name: body.name }, 'api', actorOf(caller));
+        await host.register({ ...usedEntry(body.entry), name: body.name }, 'api', actorOf(caller));
         return json(current(body.name), 201);
       },
     }),
@@ -87,7 +90,10 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       handle: async ({ params, caller }) => {
         const status = serverFor(host, caller.principal, params.name!);
         const config = host.serverConfig(status.name);
-        const entry = config ? entryOf(config, { reveal: caller.canManage }) : {};
+        // The entry says what the server is now: a toggle since it was written shows as `enabled`,
+        // so an entry read here and sent back with PUT keeps the server as it is.
+        const now = config && { ...config, enabled: status.state !== 'disabled' };
+        const entry = now ? entryOf(now, { reveal: caller.canManage }) : {};
         return json({ ...toApiServer(status, host), entry });
       },
     }),
@@ -97,14 +103,14 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       tag: 'servers',
       summary: "Replace a server's entry",
       description:
-        'The server reconnects with the new entry, enabled. Config-file entries are changed in their file (409).',
+        'The server reconnects with the new entry (disabled when it says `enabled: false`). Config-file entries are changed in their file (409).',
       params: NAME,
       body: serverReplaceBody,
       manage: true,
       responses: { 200: { description: 'The server, reconnecting.', schema: apiServerSchema } },
       handle: async ({ params, body, caller }) => {
         const status = editable(serverFor(host, caller.principal, params.name!));
-        await host.register({ ...body.entry, name: status.name }, status.source, actorOf(caller));
+        await host.register({ ...usedEntry(body.entry), name: status.name }, status.source, actorOf(caller));
         return json(current(status.name));
       },
     }),
@@ -141,6 +147,25 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       },
     }),
   ];
+}
+
+/**
+ * `entry`, when every field of it counts: a field its transport would not use (`env` of a
+ * remote server, `headers` of a local one) is refused with 400 naming it rather than stored
+ * to do nothing.
+ */
+function usedEntry(entry: RawServerEntryFields): RawServerEntryFields {
+  const unused = unusedEntryField(entry);
+  if (!unused) return entry;
+  const field = `entry.${unused.field}`;
+  throw new ApiProblem(
+    400,
+    'INVALID_REQUEST',
+    `The request body is not valid: field "${field}": ${unused.problem}`,
+    {
+      details: { field },
+    },
+  );
 }
 
 /** The status of a server whose entry may be changed here; 409 for one from a config file. */

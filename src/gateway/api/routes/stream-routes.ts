@@ -1,3 +1,4 @@
+import { visibleCatalogEtag } from '../catalog-etag.js';
 import type { LiveChange } from '../live-feed.js';
 import { type ApiDeps, type ApiRoute, defineRoute } from '../route.js';
 import { visibleServers } from '../server-view.js';
@@ -7,8 +8,8 @@ import { visibleInbox } from './inbox-routes.js';
 /**
  * `GET /api/stream`: what the dashboard keeps current, as SSE. First a `servers` and an
  * `inbox` snapshot and the catalog's etag; then a new `servers` list whenever a server's state or offer changed, a
- * new `inbox` list whenever an item came or went, `catalog` with the catalog's etag when what
- * the servers offer changed, and each server notification as an `event` (its id as the SSE
+ * new `inbox` list whenever an item came or went, `catalog` with the etag of what the caller sees of the
+ * catalog when that changed, and each server notification as an `event` (its id as the SSE
  * `id:`). Lists are whole lists, as the caller may see them, sent only when they differ from
  * the last one sent; changes of one moment are sent together, once.
  */
@@ -51,12 +52,21 @@ export function streamRoutes({ host, feed, track }: ApiDeps): ApiRoute[] {
           if (change.kind === 'servers' || change.kind === 'inbox') {
             if (due.size === 0) queueMicrotask(flush);
             due.add(change.kind);
-          } else if (change.kind === 'catalog') stream.send('catalog', { etag: change.etag });
+          } else if (change.kind === 'catalog') sendCatalog();
           else if (principal.allows(change.event.server)) stream.send('event', change.event, change.event.id);
+        };
+        // The etag of what this caller sees, sent when that changed (a change behind another
+        // caller's grants is no news here).
+        let lastEtag = '';
+        const sendCatalog = () => {
+          const etag = visibleCatalogEtag(host.catalog(), principal);
+          if (etag === lastEtag) return;
+          lastEtag = etag;
+          stream.send('catalog', { etag });
         };
         sendList('servers');
         sendList('inbox');
-        stream.send('catalog', { etag: host.catalog().etag });
+        sendCatalog();
         const unsubscribe = feed.subscribe(onChange);
         stream.onClose(unsubscribe);
         return stream.response;

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { type GatewayTokenConfig, hashToken } from '../../../core/config/gateway-config.js';
+import type { Principal } from '../context.js';
 import { ALL_GRANTS, createPrincipal } from '../principal.js';
 import { TokenRejected, type TokenVerifier } from './token-verifier.js';
 
@@ -9,18 +10,22 @@ import { TokenRejected, type TokenVerifier } from './token-verifier.js';
  * comparison nor the position of the matching entry shows in the timing.
  */
 export function bearerVerifier(tokens: readonly GatewayTokenConfig[]): TokenVerifier {
-  const entries = tokens.map((token) => ({ token, hash: Buffer.from(token.sha256, 'hex') }));
+  // One principal per configured token, made once: its grants never change.
+  const entries = tokens.map((token) => ({
+    principal: createPrincipal({
+      id: token.id,
+      kind: 'token',
+      grants: { servers: token.servers ?? ALL_GRANTS.servers, tools: token.tools ?? ALL_GRANTS.tools },
+    }),
+    hash: Buffer.from(token.sha256, 'hex'),
+  }));
   return async (presented) => {
     const hash = Buffer.from(hashToken(presented), 'hex');
-    let found: GatewayTokenConfig | undefined;
+    let found: Principal | undefined;
     for (const entry of entries) {
-      if (timingSafeEqual(entry.hash, hash) && found === undefined) found = entry.token;
+      if (timingSafeEqual(entry.hash, hash) && found === undefined) found = entry.principal;
     }
     if (found === undefined) throw new TokenRejected('the token is not one this gateway issued');
-    return createPrincipal({
-      id: found.id,
-      kind: 'token',
-      grants: { servers: found.servers ?? ALL_GRANTS.servers, tools: found.tools ?? ALL_GRANTS.tools },
-    });
+    return found;
   };
 }
