@@ -18,6 +18,7 @@ import { startHttpGateway } from '../../src/gateway/http-gateway.js';
 import { runManagementTool } from '../../src/host/management/management-tools.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { loginCookie } from '../gateway/api/api-harness.js';
 import { quietLog } from '../gateway/modern-client.js';
 import { catalogHas } from '../helpers/wait.js';
 import { answerTo, killJsonlHosts, type Message, startJsonlHost } from './jsonl-host.js';
@@ -135,11 +136,14 @@ describe('server names are held to one rule wherever an entry arrives', () => {
     const gateway = await startHttpGateway(switchboard.host, resolveGateway({ port: 0 }), { log: quietLog });
     try {
       const base = new URL(gateway.url).origin;
-      const { csrfToken } = (await (await fetch(`${base}/api/session`)).json()) as { csrfToken: string };
+      const signedIn = loginCookie(gateway);
+      const { csrfToken } = (await (await fetch(`${base}/api/session`, { headers: signedIn })).json()) as {
+        csrfToken: string;
+      };
       for (const name of [LONG, '../x', 'a b']) {
         const response = await fetch(`${base}/api/servers`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-switchboard-csrf': csrfToken },
+          headers: { ...signedIn, 'content-type': 'application/json', 'x-switchboard-csrf': csrfToken },
           body: JSON.stringify({ name, entry: kitchen }),
         });
         expect(response.status, name).toBe(400);
@@ -332,7 +336,9 @@ describe('one invalid entry among good ones', () => {
     try {
       await catalogHas(switchboard.host, 'mcp__good__echo');
       const base = new URL(gateway.url).origin;
-      const { servers } = (await (await fetch(`${base}/api/servers`)).json()) as { servers: ApiServer[] };
+      const listed = await fetch(`${base}/api/servers`, { headers: loginCookie(gateway) });
+      expect(listed.status).toBe(200);
+      const { servers } = (await listed.json()) as { servers: ApiServer[] };
       const byName = new Map(servers.map((s) => [s.name, s]));
       expect(byName.get('good')?.state).toBe('connected');
       expect(byName.get('typo')).toMatchObject({
