@@ -1,6 +1,6 @@
 import type { Implementation, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { SwitchboardError } from '../core/errors.js';
-import type { ServerConfig } from '../core/server-config.js';
+import type { RootConfig, ServerConfig } from '../core/server-config.js';
 import type { CredentialStore } from './auth/credential-store.js';
 import type { AuthorizationHandler } from './auth/oauth-session.js';
 import type { EraVerdictStore } from './era.js';
@@ -44,15 +44,18 @@ export interface ConnectionOptions {
   readonly clientInfo?: Implementation;
   /** Variables for `${VAR}` interpolation. Default: process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Working directory for the default root and relative stdio commands. */
-  readonly cwd?: string;
+  /**
+   * Roots offered to a server whose entry has none (an embedding app's workspace, say);
+   * default none. Never the working directory (roots.ts says why).
+   */
+  readonly defaultRoots?: readonly RootConfig[];
   readonly onLog?: (entry: LogEntry) => void;
   readonly onEvent?: (event: ServerEvent) => void;
   /** Answers elicitations; the default declines. */
   readonly elicitation?: ElicitationHandler;
   /** Answers sampling requests; without one the capability is not declared. */
   readonly sampling?: SamplingHandler;
-  /** Answers `roots/list` (default: the entry's configured roots, else the working directory). */
+  /** Answers `roots/list` (default: the entry's roots, else `defaultRoots`, else none). */
   readonly roots?: RootsHandler;
   readonly eraStore?: EraVerdictStore;
   /** Most pages followed per list before reporting it truncated. Default 50. */

@@ -33,10 +33,10 @@ import { OutputValidators } from './output-validators.js';
 import { passthroughSchema } from './passthrough-schema.js';
 import { RequestRunner } from './request-runner.js';
 import { normalizeToolResult, type ToolResult } from './results.js';
+import { resolveRoots } from './roots.js';
 import {
   answerInputRequests,
   declineElicitation,
-  resolveRoots,
   type ServerRequestContext,
   type ServerRequestHandlers,
 } from './server-requests.js';
@@ -79,7 +79,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.config = options.config;
     this.name = options.config.name;
     this.eraStore = options.eraStore ?? defaultEraStore;
-    const roots = resolveRoots(options.config.roots, options.cwd ?? process.cwd());
+    const roots = resolveRoots(options.config.roots, options.defaultRoots);
     this.handlers = {
       elicitation: options.elicitation ?? declineElicitation,
       ...(options.sampling && { sampling: options.sampling }),

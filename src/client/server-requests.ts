@@ -1,11 +1,10 @@
-import { pathToFileURL } from 'node:url';
 import type {
   CreateMessageRequest,
   CreateMessageResult,
   ElicitRequest,
   ElicitResult,
 } from '@modelcontextprotocol/client';
-import type { RootConfig } from '../core/server-config.js';
+import type { Roots } from './roots.js';
 
 /**
  * What a server may ask of us (elicitation, sampling, roots) and the pluggable handlers that
@@ -38,23 +37,14 @@ export type SamplingHandler = (
 
 export const declineElicitation: ElicitationHandler = async () => ({ action: 'decline' });
 
-/** The roots a client offers. */
-export type Roots = { uri: string; name?: string }[];
+export type { Roots } from './roots.js';
 
 /**
- * Answers `roots/list`. `configured` are the server entry's own roots (or the working
- * directory): the default answer, which a gateway replaces with its calling client's.
+ * Answers `roots/list`. `configured` are the roots configuration gives this server (roots.ts:
+ * its entry's, else the embedding app's, else none): the default answer, which a gateway
+ * narrows to its calling client's.
  */
 export type RootsHandler = (ctx: ServerRequestContext, configured: Roots) => Roots | Promise<Roots>;
-
-/** Roots offered to `roots/list`: the configured ones, else the working directory. */
-export function resolveRoots(
-  configured: readonly RootConfig[] | undefined,
-  cwd: string,
-): { uri: string; name?: string }[] {
-  if (configured && configured.length > 0) return configured.map((r) => ({ ...r }));
-  return [{ uri: pathToFileURL(cwd).href, name: 'working directory' }];
-}
 
 /** The handlers a connection answers server requests with. */
 export interface ServerRequestHandlers {

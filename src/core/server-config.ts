@@ -128,7 +128,7 @@ export interface ServerConfig {
   readonly transport: TransportConfig;
   readonly timeouts: Timeouts;
   readonly protocol: ProtocolMode;
-  /** Roots for `roots/list`; undefined means "the working directory". */
+  /** Roots for `roots/list`; undefined means the embedding app's, else none (client/roots.ts). */
   readonly roots?: readonly RootConfig[];
   /** false: the entry is kept but the server is not started. */
   readonly enabled: boolean;

@@ -1,9 +1,9 @@
 import type { CreateMessageResult } from '@modelcontextprotocol/client';
+import { confineRoots, type Roots } from '../client/roots.js';
 import type {
   ElicitationHandler,
   ElicitationParams,
   ElicitationResponse,
-  Roots,
   RootsHandler,
   SamplingHandler,
   SamplingParams,
@@ -12,8 +12,11 @@ import type {
 /**
  * Server→client requests across a hop: while a caller (a gateway client) has a call running on
  * a server, that server's elicitation, sampling and roots requests go to that caller, not to
- * the host's Inbox (roots: not to the entry's configured roots). Upstream servers do not say which call a request belongs to, so with several
- * callers on one server at once the one that called last is asked. Without a caller,
+ * the host's Inbox. Roots: the caller's, confined to those configuration gives the server
+ * (roots.ts) — a gateway client may narrow what a server sees, never widen it; a server with
+ * no configured roots gets none from a client either. Upstream servers do not say which call
+ * a request belongs to, so with several callers on one server at once the one that called last
+ * is asked. Without a caller,
  * elicitations go to the fallback (the Inbox) and sampling is refused with a clear error.
  */
 export interface Caller {
@@ -62,11 +65,14 @@ export class CallerRelay {
     };
   }
 
-  /** The caller's roots while it has a call running on the server; the configured ones otherwise. */
+  /**
+   * The caller's roots, within the configured ones, while it has a call running on the
+   * server; the configured ones otherwise.
+   */
   roots(): RootsHandler {
-    return (ctx, configured) => {
+    return async (ctx, configured) => {
       const caller = this.current(ctx.server, 'roots');
-      return caller?.roots ? caller.roots(ctx.signal) : configured;
+      return caller?.roots ? confineRoots(await caller.roots(ctx.signal), configured) : configured;
     };
   }
 }

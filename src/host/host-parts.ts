@@ -112,6 +112,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
       eraStore,
       onLog: (entry) => sink?.onLog(entry),
       onEvent: (event) => sink?.onEvent(event),
+      ...(options.roots && { defaultRoots: options.roots }),
       ...(processes && { spawnRecorder: processes }),
     },
     ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),

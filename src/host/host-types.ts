@@ -4,7 +4,7 @@ import type { ToolResult } from '../client/results.js';
 import type { AddressResolver } from '../client/transports/guarded-fetch.js';
 import type { InvalidEntry } from '../core/config/config-file.js';
 import type { GovernanceConfig } from '../core/config/governance-config.js';
-import type { ServerConfig } from '../core/server-config.js';
+import type { RootConfig, ServerConfig } from '../core/server-config.js';
 import type { CatalogSnapshot } from './catalog/catalog.js';
 import type { ServerTools } from './catalog/catalog-keeper.js';
 import type { AskApproval } from './governance/governor.js';
@@ -52,6 +52,12 @@ export interface HostOptions {
    * it, what a killed host left is ended when the next host starts on the same data dir.
    */
   readonly watchdog?: boolean;
+  /**
+   * Roots offered to every server whose entry has no `roots` of its own: the workspace an
+   * embedding app (a coding agent) lets its servers see. Default none: servers are never told
+   * the working directory (client/roots.ts says why).
+   */
+  readonly roots?: readonly RootConfig[];
   /**
    * How the host names of servers registered at run time are resolved for the network guard
    * (governance.network), at registration and at every connect. Default: the system resolver.

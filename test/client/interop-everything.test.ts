@@ -142,9 +142,10 @@ describe('server-everything over stdio', () => {
     expect(r.text).toContain('sampled 1 message(s)');
   });
 
-  it('answers roots/list with the working directory by default', async () => {
+  it('offers no roots by default, never the working directory', async () => {
     const r = await conn.callTool('get-roots-list', {});
-    expect(r.text).toContain(`file://${process.cwd()}`);
+    expect(r.isError).toBe(false);
+    expect(r.text).not.toContain(`file://${process.cwd()}`);
   });
 
   it('reads resources and gets prompts', async () => {

@@ -19,7 +19,14 @@ import {
  * back as input requests, and the retries' answers reach the waiting upstream. Then the
  * registry alone: expiry on an injected clock, the cap, and cleanup by its timer.
  */
-const kitchen = { name: 'kitchen', command: process.execPath, args: [kitchenSinkBin], protocol: 'legacy' };
+const kitchen = {
+  name: 'kitchen',
+  command: process.execPath,
+  args: [kitchenSinkBin],
+  protocol: 'legacy',
+  // The ceiling a client's roots are confined to (client/roots.ts).
+  roots: [{ uri: 'file:///tmp' }],
+};
 let under: GatewayUnderTest;
 let host: Host;
 

@@ -141,7 +141,6 @@ async function traceConnect(
         ? config
         : { ...config, timeouts: { ...config.timeouts, connectMs: options.connectTimeoutMs } },
     env: options.env,
-    cwd: options.cwd,
     credentials: options.credentials ?? new FileCredentialStore({ dataDir: options.dataDir }),
     ...(options.network && { network: options.network }),
     onLog,

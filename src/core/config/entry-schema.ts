@@ -221,7 +221,9 @@ export const serverEntryFieldsSchema = z.strictObject({
   roots: z
     .array(z.strictObject({ uri: z.string(), name: z.string().optional() }))
     .optional()
-    .describe('Roots offered on roots/list (default: the working directory).'),
+    .describe(
+      "Roots offered on roots/list: the directories the server may work in (default: the embedding app's, else none; never the working directory).",
+    ),
 });
 
 /** The raw shape of one server entry with its name, as sent to the API or given to normalize. */

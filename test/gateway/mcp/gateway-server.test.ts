@@ -24,7 +24,14 @@ async function startHost(governance: Partial<GovernanceConfig>) {
   host = await Host.create({
     dataDir,
     governance,
-    servers: [normalizeServerEntry({ name: 'kitchen', command: process.execPath, args: [kitchenSinkBin] })],
+    servers: [
+      normalizeServerEntry({
+        name: 'kitchen',
+        command: process.execPath,
+        args: [kitchenSinkBin],
+        roots: [{ uri: 'file:///caller', name: 'callers' }],
+      }),
+    ],
   });
   await catalogHas(host, 'mcp__kitchen__echo');
 }
@@ -189,7 +196,7 @@ describe('gateway MCP server', () => {
     expect(JSON.parse(text(result))).toMatchObject({ action: 'accept' });
   });
 
-  it("answers the upstream's roots/list during a call with the calling client's roots", async () => {
+  it("answers the upstream's roots/list during a call with the calling client's roots, within the entry's", async () => {
     await startHost({ mode: 'full-auto' });
     const server = createGatewayServer({
       host,
@@ -204,17 +211,21 @@ describe('gateway MCP server', () => {
     await server.connect(a);
     const client = new Client({ name: 'roots-client', version: '1.0.0' }, { capabilities: { roots: {} } });
     client.setRequestHandler('roots/list', () => ({
-      roots: [{ uri: 'file:///caller/project', name: 'caller' }],
+      roots: [
+        { uri: 'file:///caller/project', name: 'caller' },
+        // Outside the entry's roots: a client may narrow what the server sees, never widen it.
+        { uri: 'file:///', name: 'everything' },
+        { uri: 'file:///caller/../etc', name: 'climbing' },
+      ],
     }));
     await client.connect(b);
     clients.push(client);
     const theirs = await client.callTool({ name: 'mcp__kitchen__roots', arguments: {} });
-    expect(text(theirs)).toContain('file:///caller/project');
-    // A client without roots: the upstream gets the entry's own roots (the working directory).
+    expect(JSON.parse(text(theirs))).toEqual([{ uri: 'file:///caller/project', name: 'caller' }]);
+    // A client without roots: the upstream gets the entry's own roots.
     const { client: plain } = await connect({ consent: 'off' });
     const own = await plain.callTool({ name: 'mcp__kitchen__roots', arguments: {} });
-    expect(text(own)).not.toContain('file:///caller/project');
-    expect(text(own)).toContain('file://');
+    expect(JSON.parse(text(own))).toEqual([{ uri: 'file:///caller', name: 'callers' }]);
   });
 
   it("passes the client's cancellation upstream: the upstream's call is cancelled", async () => {
