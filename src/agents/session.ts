@@ -171,8 +171,18 @@ export class AgentSession {
     if (meta) return this.outcome(normalizeToolResult(meta));
     const tool = this.host.catalog().lookup(name);
     if (!tool || this.deferralOf(tool.server) === 'hidden') {
+      // A tool of a server that is reconnecting: say so, so the model retries rather than
+      // looking for another tool (a hidden server's tools stay unknown).
+      const missing = tool ? undefined : this.host.whyMissing(name);
+      const server = missing?.details.server;
+      const retry =
+        missing?.code === 'UPSTREAM_RECONNECTING' &&
+        typeof server === 'string' &&
+        this.deferralOf(server) !== 'hidden';
       return this.outcome(
-        normalizeToolResult(errorOutcome(`No tool "${name}". Use search_tools to find one.`)),
+        normalizeToolResult(
+          errorOutcome(retry ? missing.message : `No tool "${name}". Use search_tools to find one.`),
+        ),
       );
     }
     if (!isLoaded(tool, this.deferralOf(tool.server), await this.granted())) {

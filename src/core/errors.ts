@@ -19,6 +19,11 @@ export type SwitchboardErrorCode =
   | 'UPSTREAM_PROTOCOL'
   | 'PROTOCOL_VERSION_UNSUPPORTED'
   | 'NOT_CONNECTED'
+  /**
+   * The server is connecting again (or starting): what was asked of it is back when it is.
+   * Retryable; `details.server` names it, `details.state` says how far it is.
+   */
+  | 'UPSTREAM_RECONNECTING'
   | 'NOT_FOUND'
   | 'MESSAGE_TOO_LARGE'
   | 'TASK_FAILED'

@@ -1,7 +1,7 @@
 import type { Connection } from '../client/connection.js';
 import type { ToolCallOptions } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
-import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { isSwitchboardError, type SwitchboardError } from '../core/errors.js';
 import type { Caller, CallerRelay } from './caller-relay.js';
 import type { CatalogTool } from './catalog/catalog.js';
 import { type AskApproval, DEFAULT_SESSION, type Governor } from './governance/governor.js';
@@ -36,6 +36,8 @@ export type GovernedStart<T> = (
 /** What the path needs from the host. */
 export interface GovernedDeps {
   lookup(name: string): CatalogTool | undefined;
+  /** Why `name` is not in the catalog: unknown, or its server reconnecting (missing-names.ts). */
+  missing(name: string): SwitchboardError;
   connected(server: string): Connection;
   readonly governor: Governor;
   readonly hooks: readonly CallHooks[];
@@ -54,13 +56,7 @@ export async function runGoverned<T>(
 ): Promise<T> {
   const { name, args, options } = call;
   const entry = deps.lookup(name);
-  if (!entry) {
-    throw new SwitchboardError(
-      'NOT_FOUND',
-      `No tool "${name}" in the catalog. List the tools to see what is offered.`,
-      { details: { tool: name } },
-    );
-  }
+  if (!entry) throw deps.missing(name);
   const connection = deps.connected(entry.server);
   const session = options.session ?? DEFAULT_SESSION;
   const admission = await deps.governor.admit(entry, args, {

@@ -10,7 +10,7 @@ import type { CallOptions, LogEntry, ServerEvent } from '../client/connection-ty
 import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/relay.js';
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
-import { SwitchboardError } from '../core/errors.js';
+import type { SwitchboardError } from '../core/errors.js';
 import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
@@ -24,7 +24,7 @@ import type { Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
 import { type GovernedStart, type HostCallOptions, runGoverned } from './governed-call.js';
 import { type GuardContext, guardedPrompt, guardedResource } from './guarded-content.js';
-import { unknownServer } from './host-errors.js';
+import { serverAway, unknownServer } from './host-errors.js';
 import { assembleHost, type HostParts } from './host-parts.js';
 import type {
   CallHooks,
@@ -40,6 +40,7 @@ import type { LogFiles } from './logs/log-files.js';
 import { createMediaHandler, type MediaHandler } from './media/media-handler.js';
 import type { MediaStore } from './media/media-store.js';
 import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
+import { missingTool } from './missing-names.js';
 import { fileServers, ServerRegistry } from './server-registry.js';
 import type { SpawnLedger } from './supervisor/spawn-ledger.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
@@ -278,6 +279,24 @@ export class Host extends TypedEmitter<HostEvents> {
     this.hooks.push(hooks);
   }
 
+  /**
+   * Why `what` (default "it") cannot be had from `server` now: not registered (`NOT_FOUND`),
+   * starting or reconnecting (`UPSTREAM_RECONNECTING`, retry soon), or down until someone acts.
+   * For a front end (the gateway) whose own lookup missed while a server was away.
+   */
+  unavailable(server: string, what?: string): SwitchboardError {
+    if (!this.registry.has(server)) return unknownServer(server);
+    return serverAway(server, this.supervisor.states().get(server), what);
+  }
+
+  /**
+   * Why the catalog does not serve the tool `name`: unknown (`NOT_FOUND`), or its server is
+   * starting or reconnecting (`UPSTREAM_RECONNECTING`, retry soon) or down (missing-names.ts).
+   */
+  whyMissing(name: string): SwitchboardError {
+    return missingTool(this.keeper.current, name, this.supervisor.states());
+  }
+
   /** Calls a catalog tool (`mcp__<server>__<tool>`) on its server. */
   callTool(
     name: string,
@@ -360,6 +379,7 @@ export class Host extends TypedEmitter<HostEvents> {
     return runGoverned(
       {
         lookup: (tool) => this.keeper.current.lookup(tool),
+        missing: (tool) => this.whyMissing(tool),
         connected: (server) => this.connected(server),
         governor: this.governor,
         hooks: this.hooks,
@@ -505,12 +525,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private connected(server: string): Connection {
     const connection = this.supervisor.connection(server);
     if (connection) return connection;
-    if (!this.registry.has(server)) throw unknownServer(server);
-    throw new SwitchboardError(
-      'UPSTREAM_DISCONNECTED',
-      `Server "${server}" is not connected; try again when it is.`,
-      { details: { server } },
-    );
+    throw this.unavailable(server);
   }
 
   private onLog(entry: LogEntry): void {

@@ -91,6 +91,8 @@ export function unavailable(status: ServerStatus, host: Host): ApiProblem {
   const what = hint ? ` To fix it: ${hint}.` : ' Try again when it is connected.';
   // Disabled or waiting for a login: retrying will not help until a person acts (409).
   const status409 = status.state === 'disabled' || status.state === 'needs_auth';
+  // Starting or reconnecting: back soon, so say when to ask again (RFC 9110 §10.2.3).
+  const soon = status.state === 'connecting' || status.state === 'reconnecting';
   return new ApiProblem(
     status409 ? 409 : 503,
     'SERVER_UNAVAILABLE',
@@ -101,7 +103,9 @@ export function unavailable(status: ServerStatus, host: Host): ApiProblem {
         state: status.state,
         ...(hint !== undefined && { hint }),
         ...(status.error && { error: { code: status.error.code, message: status.error.message } }),
+        ...(soon && { retryable: true }),
       },
+      ...(soon && { headers: { 'retry-after': '1' } }),
     },
   );
 }

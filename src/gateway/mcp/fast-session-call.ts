@@ -21,6 +21,7 @@ import { checkInputCaps } from './input-caps.js';
 import { atLeast } from './log-levels.js';
 import { type GatewayPrincipal, servedTools } from './served-catalog.js';
 import type { SettledCall } from './settled-call.js';
+import { unservedTool } from './unserved.js';
 import { errorResult, toProtocolError } from './upstream-calls.js';
 import { jsonRpcErrorMessage, plainToolResult } from './wire-result.js';
 
@@ -204,7 +205,8 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
     );
     const entry = served.get(call.name);
     if (!entry) {
-      const error = new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.name}`);
+      const view = { principal: scope.principal, naming: options.naming, expose: options.exposeTools };
+      const error = unservedTool(host, view, call.name);
       return new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error));
     }
     const tooBig = checkInputCaps(call.args, options.limits);

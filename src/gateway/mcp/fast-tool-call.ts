@@ -19,6 +19,7 @@ import { checkInputCaps } from './input-caps.js';
 import type { GatewayPrincipal } from './served-catalog.js';
 import { servedTools } from './served-catalog.js';
 import type { SettledCall } from './settled-call.js';
+import { unservedTool } from './unserved.js';
 import { errorResult, toProtocolError } from './upstream-calls.js';
 import {
   encodeToolResult,
@@ -103,8 +104,10 @@ export function fastToolCall(options: FastToolCallOptions): FastToolCall {
     const entry = servedTools(host, principal, options.naming, options.exposeTools, options.management).get(
       call.name,
     );
-    if (!entry)
-      return fail(call.id, new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.name}`));
+    if (!entry) {
+      const view = { principal, naming: options.naming, expose: options.exposeTools };
+      return fail(call.id, unservedTool(host, view, call.name));
+    }
     const tooBig = checkInputCaps(call.args, options.limits);
     if (tooBig)
       return fail(call.id, new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`));

@@ -22,6 +22,7 @@ import { registerResourceRoutes } from './resource-routes.js';
 import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
 import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer, TaskAwareServer } from './task-routes.js';
+import { unservedPrompt, unservedTool } from './unserved.js';
 import {
   callUpstream,
   errorResult,
@@ -105,6 +106,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   const resources = registerResourceRoutes(server, {
     host,
     allows: (name) => principal.allows(name),
+    session: principal.id,
     expose: options.expose.resources,
   });
 
@@ -185,7 +187,8 @@ function registerToolRoutes(
     const settled = settledCallOf(ctx);
     if (settled) return answerSettled(options, ctx, { name, args, settled });
     const entry = tools().get(name);
-    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!entry)
+      throw unservedTool(host, { principal, naming: options.naming, expose: options.expose.tools }, name);
     const tooBig = checkInputCaps(args, options.limits);
     if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
     const state = roundState(ctx, name, args);
@@ -235,18 +238,25 @@ function registerPromptRoutes(
   prompts: () => Map<string, ExposedPrompt<Prompt>>,
 ): void {
   const { host } = options;
+  const promptView = {
+    principal: options.principal,
+    naming: options.naming,
+    keep: exposeFilter(options.expose.prompts),
+  };
   server.setRequestHandler('prompts/list', () => ({
     prompts: [...prompts()].map(([name, p]) => ({ ...p.prompt, name })),
   }));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const found = prompts().get(request.params.name);
-    if (!found)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    if (!found) throw unservedPrompt(host, promptView, request.params.name);
     const args = request.params.arguments ?? {};
     const relayed = relayedParts(ctx);
     if (!relayed || host.upstreamProtocol(found.server).era !== 'modern') {
       return forwarded(() =>
-        host.getPrompt(found.server, found.prompt.name, args, { signal: ctx.mcpReq.signal }),
+        host.getPrompt(found.server, found.prompt.name, args, {
+          signal: ctx.mcpReq.signal,
+          session: options.principal.id,
+        }),
       );
     }
     const state = roundState(ctx, request.params.name, args);
@@ -256,7 +266,7 @@ function registerPromptRoutes(
         'prompts/get',
         { name: found.prompt.name, arguments: args },
         { ...relayed, ...(state?.u !== undefined && { requestState: state.u }) },
-        { signal: ctx.mcpReq.signal },
+        { signal: ctx.mcpReq.signal, session: options.principal.id },
       ),
     );
     if (answer.kind !== 'input_required') return answer.raw as GetPromptResult;

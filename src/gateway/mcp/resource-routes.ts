@@ -1,15 +1,16 @@
-import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
+import type { ResourceTemplateType } from '@modelcontextprotocol/client';
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Attributed, CatalogSnapshot } from '../../host/catalog/catalog.js';
-import type { NameFilter } from '../../host/catalog/globs.js';
 import type { Host } from '../../host/host.js';
 import {
   type ResourceSubscriptions,
   sharedResourceSubscriptions,
 } from '../../host/resource-subscriptions.js';
 import { exposeFilter } from './exposed-names.js';
-import { contentsAsServed, type ExposedResources, exposedResources } from './exposed-resources.js';
+import { contentsAsServed } from './exposed-resources.js';
 import { isOwnResourceUri, ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
+import { type Served, servedResources } from './served-catalog.js';
+import { unservedResource } from './unserved.js';
 import { forwarded } from './upstream-calls.js';
 
 /**
@@ -26,6 +27,8 @@ export interface ResourceRouteDeps {
   readonly host: Host;
   /** Whether the principal may reach `server` at all. */
   allows(server: string): boolean;
+  /** Who reads, for the audit (the principal's id). */
+  readonly session?: string;
   /** Globs over URIs and URI templates: which upstream resources may be served. */
   readonly expose: readonly string[];
   /** Where upstream subscriptions are counted. Default: the host's one, shared by every session. */
@@ -36,25 +39,6 @@ export interface ResourceRouteDeps {
 export interface ResourceRoutes {
   /** The served template `uriTemplate` names (a completion's `ref/resource`), as its server lists it. */
   template(uriTemplate: string): Attributed<ResourceTemplateType> | undefined;
-}
-
-/** The resources and templates one caller is served. */
-export type Served = ExposedResources<Resource, ResourceTemplateType>;
-
-/**
- * The upstream resources and templates of `snapshot` served to a caller: through the expose
- * filter (`keep`, over URIs and URI templates) and the caller's grants of their server, under
- * their served URIs (exposed-resources.ts).
- */
-export function servedResources(
-  snapshot: CatalogSnapshot,
-  viewer: { allows(server: string): boolean },
-  keep: NameFilter,
-): Served {
-  return exposedResources(
-    snapshot.resources.filter((r) => keep(r.item.uri) && viewer.allows(r.server)),
-    snapshot.resourceTemplates.filter((t) => keep(t.item.uriTemplate) && viewer.allows(t.server)),
-  );
 }
 
 /** Registers `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`. */
@@ -96,8 +80,13 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
       return own;
     }
     const to = target(uri);
-    if (!to) throw new ResourceNotFoundError(uri);
-    const result = await forwarded(() => host.readResource(to.server, to.uri, { signal: ctx.mcpReq.signal }));
+    if (!to) throw unservedResource(host, { allows: deps.allows, keep }, uri);
+    const result = await forwarded(() =>
+      host.readResource(to.server, to.uri, {
+        signal: ctx.mcpReq.signal,
+        ...(deps.session && { session: deps.session }),
+      }),
+    );
     return { ...result, contents: contentsAsServed(result.contents, to, uri) };
   });
 
@@ -116,7 +105,7 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
       return {};
     }
     const to = target(uri);
-    if (!to) throw new ResourceNotFoundError(uri);
+    if (!to) throw unservedResource(host, { allows: deps.allows, keep }, uri);
     const notify = () => void server.sendResourceUpdated({ uri }).catch(() => undefined);
     const pending = subscriptions.add(to.server, to.uri, notify);
     mine.set(uri, pending);

@@ -1,4 +1,4 @@
-import type { Prompt } from '@modelcontextprotocol/server';
+import type { Prompt, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { BoundedMemo } from '../../core/bounded-memo.js';
 import type { CatalogSnapshot, CatalogTool } from '../../host/catalog/catalog.js';
 import type { NameFilter } from '../../host/catalog/globs.js';
@@ -15,7 +15,7 @@ import {
   exposeFilter,
   type NamingMode,
 } from './exposed-names.js';
-import { servedResources } from './resource-routes.js';
+import { type ExposedResources, exposedResources } from './exposed-resources.js';
 
 /**
  * What one caller of the MCP endpoint is served of the catalog: tools, prompts and upstream
@@ -231,4 +231,23 @@ const managementTools = (): CatalogTool[] =>
 /** A management tool that only reads (`list_mcp`), by its own annotation. */
 function isReadOnly(tool: CatalogTool): boolean {
   return tool.server === MANAGEMENT_SERVER && tool.tool.annotations?.readOnlyHint === true;
+}
+
+/** The resources and templates one caller is served. */
+export type Served = ExposedResources<Resource, ResourceTemplateType>;
+
+/**
+ * The upstream resources and templates of `snapshot` served to a caller: through the expose
+ * filter (`keep`, over URIs and URI templates) and the caller's grants of their server, under
+ * their served URIs (exposed-resources.ts).
+ */
+export function servedResources(
+  snapshot: CatalogSnapshot,
+  viewer: { allows(server: string): boolean },
+  keep: NameFilter,
+): Served {
+  return exposedResources(
+    snapshot.resources.filter((r) => keep(r.item.uri) && viewer.allows(r.server)),
+    snapshot.resourceTemplates.filter((t) => keep(t.item.uriTemplate) && viewer.allows(t.server)),
+  );
 }

@@ -267,9 +267,26 @@ export async function forwarded<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** An upstream's JSON-RPC error keeps its code across the hop; our own errors become internal errors with their message. */
+/**
+ * The JSON-RPC code of `UPSTREAM_RECONNECTING` (in the range JSON-RPC leaves to servers, none
+ * of MCP's): a server is reconnecting or starting, so the request can be retried in a moment.
+ * `data` says the same in words a client may branch on: `{ code, server, retryable: true }`.
+ */
+export const RECONNECTING_RPC_CODE = -32010;
+
+/**
+ * An upstream's JSON-RPC error keeps its code across the hop; a server reconnecting gets its
+ * own retryable code; our other errors become internal errors with their message.
+ */
 export function toProtocolError(error: unknown): ProtocolError {
   if (error instanceof ProtocolError) return error;
+  if (isSwitchboardError(error, 'UPSTREAM_RECONNECTING')) {
+    return new ProtocolError(RECONNECTING_RPC_CODE, error.message, {
+      code: error.code,
+      server: error.details.server,
+      retryable: true,
+    });
+  }
   if (isSwitchboardError(error)) {
     const rpc = error.details.rpcCode;
     // The upstream's error data (a not-found resource's `uri`, SEP-2164) crosses the hop too.

@@ -50,6 +50,8 @@ export class CatalogKeeper {
   /** Served and refused tools per server, counted once per snapshot. */
   private counts: ReadonlyMap<string, ServerCounts> | undefined;
   private generation = 0;
+  /** Each server's offer when it was last connected: what it is missed by while it reconnects. */
+  private readonly lastOffers = new Map<string, ServerOffer>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
@@ -113,12 +115,23 @@ export class CatalogKeeper {
     // Rebuilds overlap (every server change starts one); only the latest may publish, or a
     // slow, older rebuild would put back a catalog that no longer holds.
     const generation = ++this.generation;
-    const offers = await this.offers();
+    const { offers, away } = await this.offers();
     if (generation !== this.generation || this.stopped) return;
-    const next = buildCatalog(offers, { scan: this.options.scan });
+    // Not served, so neither scanned nor pinned: only its names matter.
+    const awaySnapshot = away.length > 0 ? buildCatalog(away, { scan: 'off' }) : undefined;
+    const next = buildCatalog(offers, {
+      scan: this.options.scan,
+      ...(awaySnapshot && { away: awaySnapshot }),
+    });
     // What it refuses counts too: a server whose every tool was refused changes nothing it
-    // offers, and its refusals would otherwise never reach its status or its log.
-    if (next.etag === this.snapshot.etag && verdictsKey(next) === verdictsKey(this.snapshot)) return;
+    // offers, and its refusals would otherwise never reach its status or its log. So do the
+    // servers away: a reconnecting server's names are answered differently from a failed one's.
+    if (
+      next.etag === this.snapshot.etag &&
+      verdictsKey(next) === verdictsKey(this.snapshot) &&
+      awayKey(next) === awayKey(this.snapshot)
+    )
+      return;
     this.reportScan(next);
     this.snapshot = next;
     this.counts = undefined;
@@ -136,12 +149,24 @@ export class CatalogKeeper {
     this.options.onPublished(next);
   }
 
-  private async offers(): Promise<ServerOffer[]> {
+  /**
+   * What the connected servers offer, and what the servers that are connecting again (or
+   * connected, their lists not read yet) offered when last connected.
+   */
+  private async offers(): Promise<{ offers: ServerOffer[]; away: ServerOffer[] }> {
     const { supervisor } = this.options;
     const offers: ServerOffer[] = [];
-    for (const snap of supervisor.snapshot()) {
+    const away: ServerOffer[] = [];
+    const snapshots = supervisor.snapshot();
+    const registered = new Set(snapshots.map((s) => s.name));
+    for (const name of this.lastOffers.keys()) if (!registered.has(name)) this.lastOffers.delete(name);
+    for (const snap of snapshots) {
       const connection = supervisor.connection(snap.name);
-      if (!connection) continue;
+      if (!connection) {
+        const last = this.lastOffers.get(snap.name);
+        if (last && (snap.state === 'connecting' || snap.state === 'reconnecting')) away.push(last);
+        continue;
+      }
       const [tools, resources, templates, prompts] = await Promise.all([
         connection.listTools().catch(() => undefined),
         connection.listResources().catch(() => undefined),
@@ -150,7 +175,7 @@ export class CatalogKeeper {
       ]);
       const config = this.options.configOf(snap.name);
       const filter = config?.tools;
-      offers.push({
+      const offer: ServerOffer = {
         server: snap.name,
         trusted: config?.trust === 'trusted',
         ...(filter?.include && { include: filter.include }),
@@ -159,9 +184,11 @@ export class CatalogKeeper {
         resources: resources?.items ?? [],
         resourceTemplates: templates?.items ?? [],
         prompts: prompts?.items ?? [],
-      });
+      };
+      offers.push(offer);
+      this.lastOffers.set(snap.name, offer);
     }
-    return offers;
+    return { offers, away };
   }
 
   /** Each new scanner verdict (rejection or warning), once. */
@@ -173,6 +200,18 @@ export class CatalogKeeper {
       if (!before.has(key(v))) this.options.onNotice(v.server, `tool ${v.tool}: ${v.detail}`);
     }
   }
+}
+
+/** Which servers a snapshot holds as away. */
+function awayKey(snapshot: CatalogSnapshot): string {
+  const away = snapshot.away;
+  if (!away) return '';
+  const servers = new Set<string>();
+  for (const t of away.tools) servers.add(t.server);
+  for (const r of away.resources) servers.add(r.server);
+  for (const r of away.resourceTemplates) servers.add(r.server);
+  for (const p of away.prompts) servers.add(p.server);
+  return [...servers].sort().join('\u0000');
 }
 
 /** What a snapshot refuses and warns about, as one comparable string. */

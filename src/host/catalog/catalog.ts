@@ -79,6 +79,12 @@ export interface CatalogSnapshot {
   readonly etag: string;
   /** Reverse lookup: catalog name → tool. */
   lookup(name: string): CatalogTool | undefined;
+  /**
+   * What servers that are reconnecting offered when they were last connected: not served, only
+   * consulted when a name is not found, so the answer can say "reconnecting, retry" instead of
+   * "unknown" (catalog-keeper.ts). Absent when no such server.
+   */
+  readonly away?: CatalogSnapshot;
 }
 
 // Definitions are long-lived objects (the connection caches its list), so their hashes are too.
@@ -114,7 +120,10 @@ function namesKey(tools: readonly { server: string; name: string }[]): string {
   return h.digest('hex');
 }
 
-export function buildCatalog(offers: readonly ServerOffer[], options: CatalogOptions = {}): CatalogSnapshot {
+export function buildCatalog(
+  offers: readonly ServerOffer[],
+  options: CatalogOptions & { readonly away?: CatalogSnapshot } = {},
+): CatalogSnapshot {
   const rejected: RejectedTool[] = [];
   const warnings: CatalogWarning[] = [];
   const candidates: CatalogTool[] = [];
@@ -196,6 +205,7 @@ export function buildCatalog(offers: readonly ServerOffer[], options: CatalogOpt
     prompts,
     etag: etagOf(tools, resources, resourceTemplates, prompts),
     lookup: (name) => index.get(name),
+    ...(options.away && { away: options.away }),
   };
 }
 

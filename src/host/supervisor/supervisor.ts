@@ -197,6 +197,11 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     return runner?.state === 'connected' ? runner.connection : undefined;
   }
 
+  /** Each server's state, by name. */
+  states(): Map<string, ServerState> {
+    return new Map([...this.runners].map(([name, r]) => [name, r.state]));
+  }
+
   snapshot(): ServerSnapshot[] {
     return [...this.runners.values()]
       .map((r) => snapshotOf(r))

@@ -76,7 +76,10 @@ export function catalogRoutes({ host }: ApiDeps): ApiRoute[] {
       handle: async ({ ctx, query, caller }) => {
         const server = query.server ?? serverOfUri(host, caller.principal, query.uri);
         connectedServer(host, caller.principal, server);
-        const result = await host.readResource(server, query.uri, { signal: ctx.signal });
+        const result = await host.readResource(server, query.uri, {
+          signal: ctx.signal,
+          session: caller.session,
+        });
         const blocks = result.contents.map((resource): ContentBlock => ({ type: 'resource', resource }));
         return json({ contents: await apiContents(host, blocks) });
       },
@@ -128,7 +131,10 @@ export function catalogRoutes({ host }: ApiDeps): ApiRoute[] {
             { details: { server, prompt: name } },
           );
         }
-        const result = await host.getPrompt(server, name, body.arguments ?? {}, { signal: ctx.signal });
+        const result = await host.getPrompt(server, name, body.arguments ?? {}, {
+          signal: ctx.signal,
+          session: caller.session,
+        });
         const contents = await apiContents(
           host,
           result.messages.map((m) => m.content),
