@@ -1,5 +1,6 @@
 import { isSwitchboardError, type SwitchboardErrorCode } from '../../core/errors.js';
 import type { GatewayContext } from '../http/context.js';
+import { checkInputCaps, type InputLimits } from '../mcp/input-caps.js';
 import type { ApiError } from './api-types.js';
 
 /**
@@ -105,4 +106,14 @@ export function problemResponse(error: unknown, ctx: GatewayContext): Response {
     `Internal error. The gateway log has the details under request id ${ctx.id}.`,
     { requestId: ctx.id },
   );
+}
+
+/**
+ * The 400 for input over the gateway's caps (input-caps.ts), as the MCP endpoint refuses it:
+ * what the API passes on to a server is held to the same limits.
+ */
+export function refuseOversizedInput(value: unknown, limits: InputLimits): void {
+  const tooBig = checkInputCaps(value, limits);
+  if (tooBig)
+    throw new ApiProblem(400, 'INVALID_ARGUMENT', `Refused: ${tooBig}. Send less, or raise gateway.limits.`);
 }

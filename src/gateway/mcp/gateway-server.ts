@@ -14,7 +14,7 @@ import { MANAGEMENT_SERVER, runManagementTool } from '../../host/management/mana
 import { consentFor } from './consent-gate.js';
 import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
-import { checkInputCaps, type InputLimits } from './input-caps.js';
+import { checkInputCaps, type InputLimits, refuseOversized } from './input-caps.js';
 import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
@@ -108,6 +108,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     allows: (name) => principal.allows(name),
     session: principal.id,
     expose: options.expose.resources,
+    limits: options.limits,
   });
 
   // Without the capability the methods are not there at all: the SDK answers them -32601
@@ -120,6 +121,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   });
 
   server.setRequestHandler('completion/complete', async (request, ctx) => {
+    refuseOversized({ argument: request.params.argument, context: request.params.context }, options.limits);
     const ref = request.params.ref as { type: string; name?: string; uri?: string };
     if (ref.type === 'ref/resource') {
       // The gateway's own template completes with the servers this caller sees, and no others.
@@ -250,6 +252,7 @@ function registerPromptRoutes(
     const found = prompts().get(request.params.name);
     if (!found) throw unservedPrompt(host, promptView, request.params.name);
     const args = request.params.arguments ?? {};
+    refuseOversized(args, options.limits);
     const relayed = relayedParts(ctx);
     if (!relayed || host.upstreamProtocol(found.server).era !== 'modern') {
       return forwarded(() =>

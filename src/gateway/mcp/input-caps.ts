@@ -1,3 +1,5 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 /**
  * Limits on a call's arguments, checked before anything goes upstream: their JSON size, how
  * deep they nest, and the longest string. A hostile or runaway client cannot push megabytes or
@@ -8,6 +10,16 @@ export interface InputLimits {
   readonly argumentBytes: number;
   readonly depth: number;
   readonly stringLength: number;
+}
+
+/**
+ * Throws the gateway's refusal (JSON-RPC invalid params) when `value` — a call's arguments, a
+ * prompt's, a completion's argument, a resource URI — is over `limits`: whatever a client
+ * sends that goes on to a server is held to the same caps.
+ */
+export function refuseOversized(value: unknown, limits: InputLimits): void {
+  const tooBig = checkInputCaps(value, limits);
+  if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
 }
 
 export function checkInputCaps(args: unknown, limits: InputLimits): string | undefined {
@@ -24,8 +36,17 @@ export function checkInputCaps(args: unknown, limits: InputLimits): string | und
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= limits.depth) return `the arguments nest deeper than ${limits.depth} levels`;
-    for (const child of Array.isArray(value) ? value : Object.values(value))
+    if (Array.isArray(value)) {
+      for (const child of value) stack.push({ value: child, depth: depth + 1 });
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      // A name is a string the server reads too: held to the same limit as a value.
+      if (key.length > limits.stringLength) {
+        return `an argument name is ${key.length} characters long; the limit is ${limits.stringLength}`;
+      }
       stack.push({ value: child, depth: depth + 1 });
+    }
   }
   const bytes = Buffer.byteLength(JSON.stringify(args ?? {}));
   if (bytes > limits.argumentBytes) {

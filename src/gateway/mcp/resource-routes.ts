@@ -8,6 +8,7 @@ import {
 } from '../../host/resource-subscriptions.js';
 import { exposeFilter } from './exposed-names.js';
 import { contentsAsServed } from './exposed-resources.js';
+import { type InputLimits, refuseOversized } from './input-caps.js';
 import { isOwnResourceUri, ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
 import { type Served, servedResources } from './served-catalog.js';
 import { unservedResource } from './unserved.js';
@@ -29,6 +30,8 @@ export interface ResourceRouteDeps {
   allows(server: string): boolean;
   /** Who reads, for the audit (the principal's id). */
   readonly session?: string;
+  /** Caps on what a client sends on (input-caps.ts): a URI is held to the string length. */
+  readonly limits?: InputLimits;
   /** Globs over URIs and URI templates: which upstream resources may be served. */
   readonly expose: readonly string[];
   /** Where upstream subscriptions are counted. Default: the host's one, shared by every session. */
@@ -74,6 +77,7 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
   }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
+    if (deps.limits) refuseOversized({ uri }, deps.limits);
     if (isOwnResourceUri(uri)) {
       const own = ownResource(host, deps, uri);
       if (!own) throw new ResourceNotFoundError(uri);
@@ -97,6 +101,7 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
   let closed = false;
   server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
+    if (deps.limits) refuseOversized({ uri }, deps.limits);
     // A repeated subscribe is the same one.
     if (closed || mine.has(uri)) return {};
     if (isOwnResourceUri(uri)) {

@@ -2,7 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { Host } from '../../../host/host.js';
 import type { Principal } from '../../http/context.js';
-import { ApiProblem } from '../api-errors.js';
+import { ApiProblem, refuseOversizedInput } from '../api-errors.js';
 import {
   apiPromptListSchema,
   apiPromptResultSchema,
@@ -32,7 +32,7 @@ const readQuery = z.strictObject({
 });
 
 /** The routes of `/api/resources` and `/api/prompts`. */
-export function catalogRoutes({ host }: ApiDeps): ApiRoute[] {
+export function catalogRoutes({ host, settings }: ApiDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -74,6 +74,7 @@ export function catalogRoutes({ host }: ApiDeps): ApiRoute[] {
         200: { description: 'Its contents, media saved under /media.', schema: apiResourceContentsSchema },
       },
       handle: async ({ ctx, query, caller }) => {
+        refuseOversizedInput({ uri: query.uri }, settings.limits);
         const server = query.server ?? serverOfUri(host, caller.principal, query.uri);
         connectedServer(host, caller.principal, server);
         const result = await host.readResource(server, query.uri, {
@@ -122,6 +123,7 @@ export function catalogRoutes({ host }: ApiDeps): ApiRoute[] {
       handle: async ({ ctx, params, body, caller }) => {
         const server = params.server!;
         const name = params.name!;
+        refuseOversizedInput(body.arguments ?? {}, settings.limits);
         connectedServer(host, caller.principal, server);
         if (!host.catalog().prompts.some((p) => p.server === server && p.item.name === name)) {
           throw new ApiProblem(

@@ -5,7 +5,7 @@ import { qualifiedToolName } from '../../../host/catalog/tool-names.js';
 import type { Host } from '../../../host/host.js';
 import type { InboxItem } from '../../../host/inbox/inbox.js';
 import type { Principal } from '../../http/context.js';
-import { ApiProblem } from '../api-errors.js';
+import { ApiProblem, refuseOversizedInput } from '../api-errors.js';
 import { apiCallResultSchema, apiToolListSchema, apiToolSchema, toolCallBody } from '../api-schemas.js';
 import type { ApiCallResult, ApiTool } from '../api-types.js';
 import { apiContents } from '../content-view.js';
@@ -77,6 +77,7 @@ export function toolRoutes({ host, settings }: ApiDeps): ApiRoute[] {
       },
       handle: async ({ ctx, params, body, caller }) => {
         const tool = toolFor(host, caller.principal, params.name!);
+        refuseOversizedInput(body.arguments ?? {}, settings.limits);
         const started = performance.now();
         // Time waiting for a person is not the call's: an approval or a question of this
         // caller's session extends the request to the item's deadline, plus the usual timeout.
