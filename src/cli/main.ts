@@ -16,6 +16,7 @@ import {
 import { HOST_VERBS } from './host-verbs.js';
 import { MANAGE_VERBS } from './manage-verbs.js';
 import { READ_VERBS } from './read-verbs.js';
+import { REPLAY_VERBS } from './replay-verbs.js';
 
 /**
  * The `switchboard` command: global options, then one verb, each in its own
@@ -35,6 +36,7 @@ const VERBS: Readonly<Record<string, Verb>> = {
     (m) => ({ run: m.serveCommand, usage: m.SERVE_USAGE }),
   ),
   ...HOST_VERBS,
+  ...REPLAY_VERBS,
 };
 
 const USAGE = `usage: switchboard [--config DIR] [--data-dir DIR] [--json] [--quiet] [--verbose] <verb> …

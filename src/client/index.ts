@@ -41,6 +41,13 @@ export type {
 export type { EraVerdict, EraVerdictStore } from './era.js';
 export { MemoryEraVerdictStore, serverIdentity } from './era.js';
 export type { ListKind, ListSnapshot } from './list-cache.js';
+export type { Cassette, CassetteHeader, CassetteLine } from './recording/cassette.js';
+export { parseCassette } from './recording/cassette.js';
+export type { Recording, RecordOptions } from './recording/recorder.js';
+export { recordSession } from './recording/recorder.js';
+export { isSecretName, redact } from './recording/redact.js';
+export type { MatchOptions, ReplayAnswer, ReplayMiss } from './recording/replay-matcher.js';
+export { ReplayMatcher } from './recording/replay-matcher.js';
 export type {
   JsonResult,
   LinkPart,
