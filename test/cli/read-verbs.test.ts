@@ -204,12 +204,9 @@ describe('switchboard call', () => {
   });
 
   it('declines an approval with no terminal (exit 4) unless --yes, and asks at the prompt with --interactive', async () => {
-    const [readOnly, declined, yes, yesAsked, confirmed] = await Promise.all([
+    const [readOnly, declined, confirmed] = await Promise.all([
       sb('ask', ['call', 'kitchen.echo', 'text=hi']),
       sb('ask', ['call', 'kitchen.add', 'a=1', 'b=2']),
-      sb('ask', ['--json', 'call', 'kitchen.add', 'a=1', 'b=2', '--yes']),
-      // --yes grants the call; the server's question still has nobody to answer it.
-      sb('ask', ['call', 'kitchen.confirm', '--yes']),
       sb('ask', ['call', 'kitchen.confirm', '--interactive'], {
         answers: [
           ['[y]es / [a]lways / [N]o: ', 'y'],
@@ -219,6 +216,11 @@ describe('switchboard call', () => {
           ['color [', '1'],
         ],
       }),
+    ]);
+    // --yes grants the call; the server's question still has nobody to answer it.
+    const [yes, yesAsked] = await Promise.all([
+      sb('ask', ['--json', 'call', 'kitchen.add', 'a=1', 'b=2', '--yes']),
+      sb('ask', ['call', 'kitchen.confirm', '--yes']),
     ]);
     expect(readOnly).toMatchObject({ code: 0, out: 'hi\n' });
     expect(declined.code, declined.err).toBe(4);
@@ -237,7 +239,7 @@ describe('switchboard call', () => {
       action: 'accept',
       content: { confirm: true, name: 'bob', color: 'red' },
     });
-  });
+  }, 90_000);
 });
 
 describe('switchboard list and status', () => {
