@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
+import { readSecretsEnv } from '../config-files/secrets-env.js';
 import { Host, type HostOptions } from '../host/host.js';
 
 /**
@@ -49,8 +50,15 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
   const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];
   const dataDir = options.dataDir ?? join(homeDir, '.switchboard');
+  // `${VAR}`s of the config files may be answered by the data dir's secrets.env (what
+  // `switchboard import` moved out of other clients' configs); the environment wins.
+  const secrets = await readSecretsEnv(dataDir);
+  const env = options.connection?.env ?? process.env;
   const host = await Host.create({
     ...hostOptions,
+    ...(Object.keys(secrets).length > 0 && {
+      connection: { ...options.connection, env: { ...secrets, ...env } },
+    }),
     dataDir,
     ...(databaseUrl && { database: databaseUrl }),
     servers: only ? config.servers.filter((s) => only.includes(s.name)) : config.servers,

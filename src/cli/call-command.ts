@@ -1,11 +1,13 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import type { ToolResult } from '../client/results.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { attachTerminalPrompt } from '../host/inbox/terminal-prompt.js';
 import { missingRequired, parseAssignments } from './arguments/assignments.js';
 import { parameterList, renderSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openForTool } from './connect-servers.js';
+import { answerOneShot } from './one-shot-answers.js';
 import { describeMedia, type SavedMedia, saveMedia } from './output/media-files.js';
 import { printable, styleFor } from './output/style.js';
 
@@ -15,22 +17,26 @@ import { printable, styleFor } from './output/style.js';
  * (arguments/assignments.ts) or given as JSON; the result is printed as text, structured
  * content as indented JSON, media saved to files. Progress goes to stderr. Approvals and the
  * server's questions (elicitation) are asked at the terminal when stdin is one (or with
- * --interactive); otherwise an approval is declined with the reason and the exit code is 4.
+ * --interactive); `--yes` approves this invocation's calls (one-shot-answers.ts); otherwise
+ * an approval is declined with a message that names --yes, and the exit code is 4.
  */
 export const CALL_USAGE = `usage: switchboard call <server.tool | mcp__server__tool> [key=value …] [--args JSON | --args -]
-                        [--timeout SECONDS] [--interactive]
+                        [--timeout SECONDS] [--interactive] [--yes]
   Calls a tool. key=value pairs are typed by the tool's schema (numbers, booleans, JSON for
   objects and arrays; key:=<json> sends raw JSON; a.b=x sets a nested field); --args takes
   a JSON object, "-" reads it from stdin; key=value pairs override it.
   Exit 0 ok, 1 the tool returned an error, 2 usage, 3 connection, 4 denied by policy.
-  Approvals and questions from the server are asked on the terminal; without one (and without
-  --interactive, which reads answers from stdin) an approval is declined.`;
+  When policy asks a person first, the call is put to you on the terminal; --yes approves the
+  calls of this command instead (for scripts, or without a terminal). Questions from the server
+  are asked on the terminal too (--interactive reads the answers from stdin); without one they
+  are declined.`;
 
 export async function callCommand(ctx: CliContext): Promise<ExitCode> {
   const { values, positionals } = parseVerbArgs(ctx.args, {
     args: { type: 'string' },
     timeout: { type: 'string' },
     interactive: { type: 'boolean', default: false },
+    yes: { type: 'boolean', default: false },
   });
   const [ref, ...words] = positionals;
   if (ref === undefined)
@@ -43,6 +49,11 @@ export async function callCommand(ctx: CliContext): Promise<ExitCode> {
   const { host } = switchboard;
   const stdinIsTty = (ctx.stdin as { isTTY?: boolean }).isTTY === true;
   const interactive = values.interactive || (stdinIsTty && values.args !== '-');
+  // Attached first: what it answers never reaches the terminal prompt.
+  const answered =
+    values.yes || !interactive
+      ? answerOneShot(host.inbox, { approve: values.yes, declineQuestions: !interactive })
+      : undefined;
   const detach = interactive
     ? attachTerminalPrompt(host.inbox, { input: ctx.stdin, output: process.stderr })
     : undefined;
@@ -62,11 +73,18 @@ export async function callCommand(ctx: CliContext): Promise<ExitCode> {
           `${renderSignature(tool.tool)}.`,
       );
     }
-    const result = await host.callTool(tool.name, args, {
-      signal: abort.signal,
-      onProgress: progress.show,
-      ...(timeoutMs !== undefined && { timeoutMs }),
-    });
+    const result = await host
+      .callTool(tool.name, args, {
+        signal: abort.signal,
+        onProgress: progress.show,
+        ...(timeoutMs !== undefined && { timeoutMs }),
+      })
+      .catch((error: unknown) => {
+        // Nobody could be asked: no terminal, no --yes. Say so in the command's own terms.
+        if (!interactive && !values.yes && isSwitchboardError(error, 'APPROVAL_DECLINED'))
+          throw needsYes(`${server}.${tool.tool.name}`, error);
+        throw error;
+      });
     progress.end();
     const media = await saveMedia(ctx.dataDir, result.media);
     if (ctx.json) ctx.out(JSON.stringify(jsonOf(server, tool.tool.name, tool.name, result, media)));
@@ -80,8 +98,21 @@ export async function callCommand(ctx: CliContext): Promise<ExitCode> {
     progress.end();
     process.off('SIGINT', onSignal);
     detach?.();
+    answered?.();
     await switchboard.close();
   }
+}
+
+/** The refusal of a call that needed a person when none could be asked, with what to do. */
+function needsYes(name: string, declined: SwitchboardError): SwitchboardError {
+  const asked = declined.details?.asked;
+  return new SwitchboardError(
+    'APPROVAL_DECLINED',
+    `${name} needs a person's approval${typeof asked === 'string' ? ` (${asked})` : ''}, and this command has ` +
+      'no terminal to ask at. Add --yes to approve the calls of this command, run it at a terminal to ' +
+      'be asked, or add an allow rule for it to the governance section of switchboard.json.',
+    { cause: declined, details: { ...declined.details } },
+  );
 }
 
 function seconds(text: string): number {

@@ -16,6 +16,8 @@ export interface CliContext {
   readonly projectDir: string;
   readonly homeDir: string;
   readonly dataDir: string;
+  /** How `dataDir` was chosen (data-dir.ts); absent means the flag's or the caller's own. */
+  readonly dataDirFrom?: 'flag' | 'project' | 'home';
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdin: NodeJS.ReadableStream;
   out(line: string): void;

@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import { discoverImports } from '../config-files/discover-imports.js';
 import { projectConfigPath, userConfigPath } from '../config-files/load-config.js';
 import { IMPORT_CLIENTS, readImportFile } from '../config-files/read-import.js';
+import { addSecrets, readSecretsEnv, secretsEnvPath } from '../config-files/secrets-env.js';
 import { writeServerEntries } from '../config-files/write-entries.js';
 import type { ImportClient, ImportedEntry } from '../core/config/imports/import-entry.js';
+import { extractSecrets, type MovedSecret } from '../core/config/imports/secret-values.js';
 import { SwitchboardError } from '../core/errors.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
@@ -20,7 +22,9 @@ import { renderTable } from './output/table.js';
 export const IMPORT_USAGE = `usage: switchboard import <${IMPORT_CLIENTS.join('|')}> [--path FILE] [--dry-run] [--user]
   Imports the MCP servers of another client into ./switchboard.json (or the user config with
   --user), from where that client keeps its config or from --path FILE. Servers whose name is
-  already configured are skipped. --dry-run shows what would be imported and writes nothing.`;
+  already configured are skipped. --dry-run shows what would be imported and writes nothing.
+  Secrets (tokens, keys, passwords in env, headers, arguments, URLs) are not written into the
+  config: it refers to them as \${VAR}, and their values go to secrets.env in the data dir.`;
 
 /** One server of the import and what happens to it. */
 interface Planned {
@@ -58,15 +62,40 @@ export async function importCommand(ctx: CliContext): Promise<ExitCode> {
     seen.add(name);
     return base;
   });
-  const chosen = plan.filter((p) => p.skip === undefined);
+  // Secrets go to the data dir's secrets.env, the entries refer to them: no token is written
+  // into a config file a person may commit, nor shown by --dry-run.
+  const held = await readSecretsEnv(ctx.dataDir);
+  const moved: (MovedSecret & { readonly server: string })[] = [];
+  const planned = plan.map((p) => {
+    if (p.skip !== undefined) return p;
+    const taken = (variable: string, value: string) =>
+      (held[variable] !== undefined && held[variable] !== value) ||
+      moved.some((m) => m.variable === variable && m.value !== value);
+    const { entry, secrets } = extractSecrets(p.entry, taken);
+    moved.push(...secrets.map((s) => ({ ...s, server: p.name })));
+    return { ...p, entry };
+  });
+  const chosen = planned.filter((p) => p.skip === undefined);
+  const secretsFile = secretsEnvPath(ctx.dataDir);
   if (!values['dry-run'] && chosen.length > 0) {
+    if (moved.length > 0)
+      await addSecrets(ctx.dataDir, Object.fromEntries(moved.map((m) => [m.variable, m.value])));
     await writeServerEntries(
       target,
       chosen.map((p) => p.entry),
       { existing: 'keep' },
     );
   }
-  report(ctx, { client, files, target, dryRun: values['dry-run'], plan, warnings });
+  report(ctx, {
+    client,
+    files,
+    target,
+    dryRun: values['dry-run'],
+    plan: planned,
+    warnings,
+    secrets: moved,
+    secretsFile,
+  });
   return EXIT.ok;
 }
 
@@ -121,8 +150,12 @@ function report(
     dryRun: boolean;
     plan: readonly Planned[];
     warnings: readonly string[];
+    secrets: readonly (MovedSecret & { readonly server: string })[];
+    secretsFile: string;
   },
 ): void {
+  // Where each secret went, never its value.
+  const secrets = r.secrets.map(({ server, field, variable }) => ({ server, field, variable }));
   const imported = r.plan.filter((p) => p.skip === undefined);
   const skipped = r.plan.filter((p) => p.skip !== undefined);
   if (ctx.json) {
@@ -138,6 +171,8 @@ function report(
           entry,
         })),
         skipped: skipped.map(({ name, source, skip }) => ({ name, source, reason: skip })),
+        secrets,
+        ...(secrets.length > 0 && { secretsFile: r.secretsFile }),
         warnings: r.warnings,
       }),
     );
@@ -159,4 +194,13 @@ function report(
   if (imported.length === 0) ctx.err(`Nothing to import from ${from}.`);
   else if (r.dryRun) ctx.err(`Would import ${imported.length} server(s) from ${from} into ${r.target}.`);
   else ctx.err(`Imported ${imported.length} server(s) from ${from} into ${r.target}.`);
+  if (secrets.length > 0) {
+    const list = secrets.map((s) => `${s.server} ${s.field} → \${${s.variable}}`).join(', ');
+    ctx.err(
+      r.dryRun
+        ? `Would keep ${secrets.length} secret(s) out of ${r.target} (${list}), in ${r.secretsFile} (owner-only).`
+        : `Kept ${secrets.length} secret(s) out of ${r.target}: ${list}. Their values are in ${r.secretsFile} ` +
+            '(owner-only), which Switchboard reads with this data dir; a variable set in the environment wins.',
+    );
+  }
 }

@@ -36,8 +36,10 @@ export async function inboxCommand(ctx: CliContext): Promise<ExitCode> {
   if (token === undefined) {
     throw new SwitchboardError(
       'NOT_CONNECTED',
-      `No Switchboard gateway has started with the data dir ${ctx.dataDir} (it has no local token). ` +
-        'Approvals wait in the process that asked for them: start the gateway with the same --data-dir, then try again.',
+      `No Switchboard gateway has run with the data dir ${ctx.dataDir}${dataDirWhy(ctx)} (it has no local token). ` +
+        'Approvals wait in the gateway that asked for them: pass its data dir with --data-dir DIR (the "Data" ' +
+        'line "switchboard start" prints; a project\'s .switchboard/ folder is found from inside the project), ' +
+        'or start the gateway with this one.',
       { details: { dataDir: ctx.dataDir } },
     );
   }
@@ -72,6 +74,13 @@ export async function inboxCommand(ctx: CliContext): Promise<ExitCode> {
     );
   }
   return EXIT.ok;
+}
+
+/** Why this data dir was looked in, for the message when nothing is there. */
+function dataDirWhy(ctx: CliContext): string {
+  if (ctx.dataDirFrom === 'home') return ' (the default: no .switchboard/ folder in this project)';
+  if (ctx.dataDirFrom === 'project') return " (this project's)";
+  return '';
 }
 
 /** The one item whose id starts with `prefix`. */

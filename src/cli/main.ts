@@ -4,15 +4,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeError, isSwitchboardError } from '../core/errors.js';
-import {
-  defaultDataDir,
-  EXIT,
-  type ExitCode,
-  exitCodeOf,
-  lazy,
-  UsageError,
-  type Verb,
-} from './cli-context.js';
+import { EXIT, type ExitCode, exitCodeOf, lazy, UsageError, type Verb } from './cli-context.js';
+import { resolveDataDir } from './data-dir.js';
 import { HOST_VERBS } from './host-verbs.js';
 import { MANAGE_VERBS } from './manage-verbs.js';
 import { READ_VERBS } from './read-verbs.js';
@@ -98,6 +91,7 @@ export async function main(
       return EXIT.ok;
     }
     const homeDir = homedir();
+    const data = resolveDataDir({ flag: globals.dataDir, projectDir: globals.projectDir, homeDir });
     return await command.run({
       args: rest,
       json: globals.json,
@@ -105,7 +99,8 @@ export async function main(
       verbose: globals.verbose,
       projectDir: globals.projectDir,
       homeDir,
-      dataDir: globals.dataDir ?? defaultDataDir(homeDir),
+      dataDir: data.dir,
+      dataDirFrom: data.from,
       env: process.env,
       stdin: io.stdin,
       out: io.out,

@@ -11,6 +11,7 @@ import { loadSecretKey } from '../host/credentials/secret-key.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
 import { tuneGatewayHeap } from './gateway-heap.js';
+import { boundStop, untilStopSignal } from './stop-signals.js';
 
 /**
  * `switchboard serve [--stdio]`: the gateway. With `--stdio` it speaks MCP on stdin/stdout for
@@ -58,14 +59,15 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
       if (ctx.verbose) ctx.err(`switchboard serve: ${error.message}`);
     },
   });
-  const stop = async () => {
-    await gateway.close();
-    await switchboard.close();
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
+  // A stop signal closes the gateway, which ends `closed` as the client's hang-up does.
+  let stopped: (() => void) | undefined;
+  void untilStopSignal().then(() => {
+    stopped = boundStop();
+    return gateway.close();
+  });
   await gateway.closed;
   await switchboard.close();
+  stopped?.();
   return EXIT.ok;
 }
 
@@ -119,13 +121,12 @@ async function serveHttp(
       : `listening ${gateway.url}`,
   );
   if (!ctx.quiet) ctx.err(serveBanner(gateway, settings.auth.mode, tokenFile, process.stderr.isTTY === true));
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  await untilStopSignal();
+  const stopped = boundStop();
   await closeInbox();
   await gateway.close();
   await switchboard.close();
+  stopped();
   return EXIT.ok;
 }
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSwitchboard, type Switchboard } from '../app/switchboard.js';
@@ -14,10 +14,12 @@ import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
 import type { ServerSnapshot } from '../host/supervisor/supervisor.js';
-import { type CliContext, defaultDataDir, EXIT, type ExitCode, UsageError } from './cli-context.js';
+import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
+import { resolveDataDir } from './data-dir.js';
 import { tuneGatewayHeap } from './gateway-heap.js';
 import { styleFor } from './output/style.js';
+import { boundStop, untilStopSignal } from './stop-signals.js';
 
 /**
  * `switchboard start` (what `npm start` runs): the gateway on 127.0.0.1 with the bundled demo
@@ -25,7 +27,7 @@ import { styleFor } from './output/style.js';
  * sandbox folder) and the embedded SQLite store in ./.switchboard/. Prints where to connect and
  * what to try next; Ctrl-C stops it and every server it started.
  */
-export const START_USAGE = `usage: switchboard start [--port N] [--no-open]
+export const START_USAGE = `usage: switchboard start [--port N] [--no-open] [--data-dir DIR]
   Starts the demo: the gateway at http://127.0.0.1:7777/mcp serving the servers of
   examples/demo/switchboard.json, and the dashboard at http://127.0.0.1:7777/ui/, with its
   store in ./.switchboard/ (or --data-dir). Opens the dashboard in your browser when run at a
@@ -36,8 +38,12 @@ const DEFAULT_PORT = 7777;
 const LOOPBACK = '127.0.0.1';
 /** Set for the demo's servers: the demo folder, which its entries' `cwd` use. */
 const DEMO_DIR_ENV = 'SWITCHBOARD_DEMO_DIR';
-const demoDir = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
 const runningFromSource = import.meta.url.endsWith('.ts');
+// A clone runs examples/demo/ from source; an installed package its build, dist/demo/ (made by
+// scripts/build-demo.mjs: the same servers as plain JavaScript).
+const demoDir = fileURLToPath(
+  new URL(runningFromSource ? '../../examples/demo/' : '../demo/', import.meta.url),
+);
 
 /** What the banner shows. */
 interface StartInfo {
@@ -47,30 +53,34 @@ interface StartInfo {
   readonly configFile: string;
   readonly dataDir: string;
   readonly servers: readonly string[];
-  /** How to run the CLI here: `npx switchboard`, or `npx tsx src/cli/main.ts` from a clone. */
+  /** How to run the CLI here. */
   readonly cli: string;
   /** The `--config` argument that selects the demo config from the working directory. */
   readonly configArg: string;
 }
 
 export async function startCommand(ctx: CliContext): Promise<ExitCode> {
-  const { port, open } = parseStartArgs(ctx.args);
+  const { port, open, dataDir: ownDataDir } = parseStartArgs(ctx.args);
   tuneGatewayHeap();
   const configFile = projectConfigPath(demoDir);
   if (!existsSync(configFile)) {
     throw new SwitchboardError(
       'CONFIG_READ_FAILED',
-      `The demo config ${configFile} is not there: "switchboard start" runs the demo of a clone of ` +
-        'the repository. To serve your own servers, use "switchboard serve".',
+      `The demo config ${configFile} is not there: "switchboard start" runs examples/demo/ of a clone, ` +
+        'or dist/demo/ of a built package (npm run build makes it). To serve your own servers, use "switchboard serve".',
       { details: { file: configFile } },
     );
   }
   // Checked before any server starts, so a busy port fails at once instead of after the spawns.
   const busy = port === 0 ? undefined : await probePort(port);
   if (busy) return portProblem(ctx, port, busy);
-  // The store goes in ./.switchboard/ next to the clone, unless --data-dir says otherwise.
+  // The store goes in the project's .switchboard/ (the clone's), unless --data-dir says
+  // otherwise: the folder every other verb run here then finds (data-dir.ts).
   const dataDir =
-    ctx.dataDir === defaultDataDir(ctx.homeDir) ? join(ctx.projectDir, '.switchboard') : ctx.dataDir;
+    ownDataDir ??
+    (ctx.dataDirFrom === 'flag' || ctx.dataDirFrom === undefined
+      ? ctx.dataDir
+      : resolveDataDir({ projectDir: ctx.projectDir, homeDir: ctx.homeDir, create: true }).dir);
   const switchboard = await createSwitchboard({
     projectDir: demoDir,
     // The demo folder as "home": no user config (~/.switchboard/config.json) mixes into the demo.
@@ -101,15 +111,14 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   // What is printed and opened: the link that signs the browser in (a demo runs without auth).
   const login = gateway.dashboardLoginUrl ?? dashboard;
   const tokenFile = gateway.localToken === undefined ? undefined : localToken.file;
-  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
   const info: StartInfo = {
     mcpUrl: gateway.url,
     dashboardUrl: login,
     configFile: shown(configFile),
     dataDir: shown(dataDir),
     servers: switchboard.host.servers().map((s) => s.name),
-    // From a clone nothing is built: the CLI runs from source, like `npm start` itself.
-    cli: runningFromSource ? `npx tsx ${shown(main)}` : 'npx switchboard',
+    // A clone links its own command into node_modules/.bin (scripts/link-bin.mjs).
+    cli: 'npx switchboard',
     configArg: shown(demoDir),
   };
   if (ctx.json) {
@@ -131,23 +140,19 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   const stopProgress = ctx.json || ctx.quiet ? () => undefined : reportProgress(switchboard, ctx);
   const closeInbox = await openDaemonInbox(ctx, switchboard.host, dataDir, localToken.value);
 
-  await untilSignal();
-  const stopping = Date.now();
-  // Wrappers (npm, tsx) pass the terminal's Ctrl-C on too, so one key press can arrive twice: a
-  // repeat within a second is that echo. A later one means "now" — the stdio transport's exit
-  // hook still kills every server's process group.
-  const force = () => {
-    if (Date.now() - stopping >= 1000) process.exit(130);
-  };
-  process.on('SIGINT', force);
-  process.on('SIGTERM', force);
+  await untilStopSignal();
+  const stopped = boundStop({
+    onForce: (why) => {
+      if (why === 'timeout' && !ctx.quiet)
+        ctx.err('switchboard start: stopping took too long; exiting (every server is ended with it).');
+    },
+  });
   if (!ctx.json && !ctx.quiet) ctx.err('Stopping the gateway and the demo servers…');
   stopProgress();
   await closeInbox();
   await gateway.close();
   await switchboard.close();
-  process.off('SIGINT', force);
-  process.off('SIGTERM', force);
+  stopped();
   if (!ctx.json && !ctx.quiet) ctx.err('Stopped.');
   return EXIT.ok;
 }
@@ -202,18 +207,23 @@ function shown(path: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? path.replace(/\/$/, '') : rel;
 }
 
-function parseStartArgs(args: readonly string[]): { port: number; open: boolean } {
-  let values: { port?: string | undefined; 'no-open'?: boolean | undefined };
+function parseStartArgs(args: readonly string[]): { port: number; open: boolean; dataDir?: string } {
+  let values: { port?: string | undefined; 'no-open'?: boolean | undefined; 'data-dir'?: string | undefined };
   try {
     values = parseArgs({
       args: [...args],
-      options: { port: { type: 'string' }, 'no-open': { type: 'boolean' } },
+      // --data-dir here too: `npm start -- --data-dir DIR` puts it after the verb.
+      options: { port: { type: 'string' }, 'no-open': { type: 'boolean' }, 'data-dir': { type: 'string' } },
       strict: true,
     }).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See "switchboard start --help".`);
   }
-  return { port: parsePort(values.port), open: values['no-open'] !== true };
+  return {
+    port: parsePort(values.port),
+    open: values['no-open'] !== true,
+    ...(values['data-dir'] !== undefined && { dataDir: resolve(values['data-dir']) }),
+  };
 }
 
 function parsePort(raw: string | undefined): number {
@@ -245,16 +255,4 @@ function reportProgress(switchboard: Switchboard, ctx: CliContext): () => void {
   };
   switchboard.host.on('servers', onServers);
   return () => switchboard.host.off('servers', onServers);
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
 }

@@ -9,22 +9,35 @@ import { isProcessAlive } from '../core/files/process-alive.js';
  * directory, `.<name>.<pid>.<random>.tmp`, which is then renamed over the target (rename is
  * atomic within one file system, POSIX rename(2)). A failure leaves the old file as it was and
  * removes the temporary one. An existing file keeps its permission bits (a config may hold
- * tokens). A writer killed mid-write cannot remove its temporary file, so every write first
+ * tokens), unless `options.mode` sets one. A writer killed mid-write cannot remove its temporary file, so every write first
  * removes those of writers that are gone (their pid is not running, or the file is older than
  * ten minutes, for a pid reused since or a writer on another machine).
  */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  text: string,
+  options: { readonly mode?: number } = {},
+): Promise<void> {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   writing.add(temp);
   try {
     await mkdir(dir, { recursive: true });
     await removeStaleTemps(file);
-    const mode = await stat(file).then(
-      (s) => s.mode & 0o777,
-      () => undefined,
-    );
-    await writeFile(temp, text, { encoding: 'utf8', flag: 'wx', flush: true });
+    // `options.mode` is the file's mode whatever it was (a secrets file is owner-only from
+    // its first byte: the temporary file is created so).
+    const mode =
+      options.mode ??
+      (await stat(file).then(
+        (s) => s.mode & 0o777,
+        () => undefined,
+      ));
+    await writeFile(temp, text, {
+      encoding: 'utf8',
+      flag: 'wx',
+      flush: true,
+      ...(options.mode !== undefined && { mode: options.mode }),
+    });
     if (mode !== undefined) await chmod(temp, mode);
     await rename(temp, file);
   } catch (error) {

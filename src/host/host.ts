@@ -106,6 +106,7 @@ export class Host extends TypedEmitter<HostEvents> {
       supervisor,
       logs: parts.logs,
       network: parts.network,
+      env: parts.env,
     });
     parts.bind({
       onLog: (entry) => this.onLog(entry),

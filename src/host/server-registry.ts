@@ -27,6 +27,8 @@ export interface ServerRegistryOptions {
   readonly logs: LogFiles;
   /** The guarded network every registration connects through (network-guard.ts). */
   readonly network?: NetworkGuard;
+  /** The variables the servers' `${VAR}`s expand from, so their values are kept out of logs. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A server as the host starts it: its config, whether it is on, and its source. */
@@ -173,7 +175,7 @@ export class ServerRegistry {
     this.sources.set(config.name, source);
     if (registered) this.registered.add(config.name);
     else this.registered.delete(config.name);
-    logs.setSecrets(config.name, secretsOf(config));
+    logs.setSecrets(config.name, secretsOf(config, this.options.env));
     const network = this.networkOf(config.name);
     supervisor.add(config, { enabled, ...(network && { network }) });
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,44 @@ const newPlace = placesUnder(() => root);
 const kitchen = { command: process.execPath, args: [kitchenSinkBin, '--transport', 'stdio'] };
 
 describe('switchboard import', () => {
+  it('keeps secrets out of the config and the dry run: ${VAR} references, values in the data dir', async () => {
+    const place = await newPlace();
+    const token = `ghp_${'s'.repeat(36)}`;
+    const desktop = join(place.home, 'claude_desktop_config.json');
+    await put(desktop, {
+      mcpServers: {
+        kitchen: { ...kitchen, env: { GITHUB_PERSONAL_ACCESS_TOKEN: token, LOG_LEVEL: 'info' } },
+      },
+    });
+    const dry = await runCli(place, '--json', 'import', 'claude-desktop', '--path', desktop, '--dry-run');
+    expect(dry.code, dry.err.join('\n')).toBe(0);
+    expect(dry.out.join('\n')).not.toContain(token);
+    const plan = JSON.parse(dry.out[0]!);
+    expect(plan.imported[0].entry.env).toEqual({
+      GITHUB_PERSONAL_ACCESS_TOKEN: '${KITCHEN_GITHUB_PERSONAL_ACCESS_TOKEN}',
+      LOG_LEVEL: 'info',
+    });
+    expect(plan.secrets).toEqual([
+      {
+        server: 'kitchen',
+        field: 'env.GITHUB_PERSONAL_ACCESS_TOKEN',
+        variable: 'KITCHEN_GITHUB_PERSONAL_ACCESS_TOKEN',
+      },
+    ]);
+
+    const done = await runCli(place, 'import', 'claude-desktop', '--path', desktop);
+    expect(done.code, done.err.join('\n')).toBe(0);
+    const secretsFile = join(place.data, 'secrets.env');
+    expect(done.err.join('\n')).toContain(`Their values are in ${secretsFile}`);
+    expect(await readFile(place.file, 'utf8')).not.toContain(token);
+    expect(await readFile(place.file, 'utf8')).toContain('${KITCHEN_GITHUB_PERSONAL_ACCESS_TOKEN}');
+    expect(await readFile(secretsFile, 'utf8')).toContain(`KITCHEN_GITHUB_PERSONAL_ACCESS_TOKEN="${token}"`);
+    expect((await stat(secretsFile)).mode & 0o777).toBe(0o600);
+    // The loader reads it: the reference resolves and the server starts (else ENV_VAR_MISSING).
+    const list = await runCli(place, '--json', 'list');
+    expect(JSON.parse(list.out[0]!).servers).toMatchObject([{ name: 'kitchen', state: 'connected' }]);
+  }, 120_000);
+
   it('shows, skips existing names, writes, and reads --path', async () => {
     const place = await newPlace();
     await put(place.file, { servers: { kitchen } });

@@ -111,7 +111,7 @@ describe('switchboard inbox', () => {
     expect(JSON.parse(elsewhere.out[0]!).error).toEqual({
       code: 'NOT_CONNECTED',
       message: expect.stringContaining(
-        `No Switchboard gateway has started with the data dir ${join(root, 'no-gateway')}`,
+        `No Switchboard gateway has run with the data dir ${join(root, 'no-gateway')}`,
       ),
     });
   });

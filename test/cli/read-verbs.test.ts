@@ -203,7 +203,7 @@ describe('switchboard call', () => {
     );
   });
 
-  it('declines an approval with no terminal (exit 4) and asks at the prompt with --interactive', async () => {
+  it('declines an approval with no terminal (exit 4) unless --yes, and asks at the prompt with --interactive', async () => {
     const [readOnly, declined, confirmed] = await Promise.all([
       sb('ask', ['call', 'kitchen.echo', 'text=hi']),
       sb('ask', ['call', 'kitchen.add', 'a=1', 'b=2']),
@@ -217,9 +217,21 @@ describe('switchboard call', () => {
         ],
       }),
     ]);
+    // --yes grants the call; the server's question still has nobody to answer it.
+    const [yes, yesAsked] = await Promise.all([
+      sb('ask', ['--json', 'call', 'kitchen.add', 'a=1', 'b=2', '--yes']),
+      sb('ask', ['call', 'kitchen.confirm', '--yes']),
+    ]);
     expect(readOnly).toMatchObject({ code: 0, out: 'hi\n' });
-    expect(declined.code).toBe(4);
-    expect(declined.err).toContain('no approver is attached');
+    expect(declined.code, declined.err).toBe(4);
+    // In the command's own terms: what to add, not the library's front-end.
+    expect(declined.err).toContain("kitchen.add needs a person's approval");
+    expect(declined.err).toContain('Add --yes to approve the calls of this command');
+    expect(declined.err).not.toContain('host.inbox');
+    expect(yes.code, yes.err).toBe(0);
+    expect(JSON.parse(yes.out)).toMatchObject({ structuredContent: { sum: 3 } });
+    expect(yesAsked.code, yesAsked.err).toBe(0);
+    expect(JSON.parse(yesAsked.out)).toMatchObject({ action: 'decline' });
     expect(confirmed.err).toContain('Allow kitchen.confirm?');
     expect(confirmed.err).toContain('kitchen asks: Please confirm');
     expect(confirmed.code).toBe(0);
@@ -227,7 +239,7 @@ describe('switchboard call', () => {
       action: 'accept',
       content: { confirm: true, name: 'bob', color: 'red' },
     });
-  });
+  }, 90_000);
 });
 
 describe('switchboard list and status', () => {

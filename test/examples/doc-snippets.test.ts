@@ -114,3 +114,30 @@ describe('documentation snippets', () => {
     }
   });
 });
+
+describe("the README's CLI lines", () => {
+  /** Every `npx switchboard …` command the README shows, with the line it is on. */
+  async function commandLines(): Promise<{ where: string; line: string }[]> {
+    const lines = (await readFile(join(repo, 'README.md'), 'utf8')).split('\n');
+    return lines.flatMap((line, i) =>
+      /^(\$ )?npx switchboard /.test(line) ? [{ where: `README.md:${i + 1}`, line }] : [],
+    );
+  }
+
+  it('use the demo servers npm start runs, never a test fixture, and a --config that exists', async () => {
+    const demo = JSON.parse(await readFile(join(repo, 'examples/demo/switchboard.json'), 'utf8')) as {
+      servers: Record<string, unknown>;
+    };
+    const lines = await commandLines();
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+    for (const { where, line } of lines) {
+      expect(line, where).not.toMatch(/\bkitchen\b/);
+      const config = /--config (\S+)/.exec(line)?.[1];
+      if (config)
+        await expect(readFile(join(repo, config, 'switchboard.json')), where).resolves.toBeDefined();
+      // `<server>.<tool>` of a call names a demo server (placeholders in <…> aside).
+      const called = /\b(?:call|describe) ([a-z][\w-]*)\./.exec(line)?.[1];
+      if (called) expect(Object.keys(demo.servers), where).toContain(called);
+    }
+  });
+});

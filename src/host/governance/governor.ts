@@ -173,7 +173,14 @@ export class Governor {
       throw new SwitchboardError(
         'APPROVAL_DECLINED',
         `The call to ${tool.name} was not approved (${answer.reason}); it asked because ${decision.reason}.`,
-        { details: { server: tool.server, tool: tool.tool.name, reason: answer.reason } },
+        {
+          details: {
+            server: tool.server,
+            tool: tool.tool.name,
+            reason: answer.reason,
+            asked: decision.reason,
+          },
+        },
       );
     }
     if (answer.always) {
