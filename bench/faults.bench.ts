@@ -18,7 +18,7 @@
  * the run ends by looking for them in /proc and killing any it finds.
  *
  *   npm run bench:faults [-- --trials 10 --cycles 300 --kills 100 --calls 20 --parallel 4 --seed 1]
- *   quick: npm run bench:faults -- --trials 3 --cycles 40 --kills 10
+ *   quick: npm run bench:faults -- --trials 2 --cycles 20 --kills 6
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -111,8 +111,6 @@ async function kills(): Promise<void> {
   const results = await runHostKills({
     kills: KILLS,
     seed: SEED,
-    // Past the host's start (≈ 1 s on a loaded machine), its servers' and their daemons'.
-    maxDelayMs: 1500,
     env: { [MARKER.name]: MARKER.value },
   });
   console.log(

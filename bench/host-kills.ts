@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Host } from '../src/host/host.js';
 import { misbehavingBin, spawningHostBin } from '../test/fixtures/paths.js';
 import { killSurvivors, processesWithEnv } from '../test/helpers/processes.js';
@@ -30,6 +31,8 @@ export function seeded(seed: number): () => number {
 /** What one way of cleaning up after a killed host left, summed over its trials. */
 export interface HostKillRow {
   trials: number;
+  /** Trials whose host was killed after its servers had started their daemons. */
+  killedReady: number;
   /** Processes of the trial alive right after the kill (ledger trials only: nothing reaps them yet). */
   unreaped: number;
   /** Processes left after the watchdog (2 s at most) or after the next host's start. */
@@ -50,11 +53,14 @@ export interface HostKillOptions {
   /** Hosts to kill; they alternate between the two variants. */
   readonly kills: number;
   readonly seed: number;
-  /** The kill comes at a random moment in [0, maxDelayMs) after the host's spawn. */
+  /** The kill comes at a random moment in [0, maxDelayMs) after the host said it was created. */
   readonly maxDelayMs?: number;
   /** Added to each host's environment (a run's marker, so the run can find its hosts). */
   readonly env?: Readonly<Record<string, string>>;
 }
+
+/** How long a host may take to say it was created before the wait for the kill starts anyway. */
+const CREATED_MS = 30_000;
 
 /** How long the watchdog is given before what is left is counted. */
 const WATCHDOG_GRACE_MS = 2000;
@@ -74,7 +80,7 @@ async function settle(tag: string, ms: number): Promise<{ left: number; atMs?: n
 export async function runHostKills(options: HostKillOptions): Promise<HostKillResults> {
   const random = seeded(options.seed);
   const maxDelayMs = options.maxDelayMs ?? 2500;
-  const row = (): HostKillRow => ({ trials: 0, unreaped: 0, left: 0, toNoneMs: [] });
+  const row = (): HostKillRow => ({ trials: 0, killedReady: 0, unreaped: 0, left: 0, toNoneMs: [] });
   const results = { seed: options.seed, ledger: row(), watchdog: row() };
   for (let trial = 0; trial < options.kills; trial++) {
     const variant = trial % 2 === 0 ? 'ledger' : 'watchdog';
@@ -84,14 +90,27 @@ export async function runHostKills(options: HostKillOptions): Promise<HostKillRe
       const args = [spawningHostBin, '--data-dir', dataDir, '--server-bin', misbehavingBin, '--tag', tag];
       if (variant === 'ledger') args.push('--watchdog', 'off');
       const env = { ...process.env, ...options.env };
-      const child = spawn(process.execPath, args, { stdio: 'ignore', detached: true, env });
+      const child = spawn(process.execPath, args, {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true,
+        env,
+      });
       const exited = new Promise((resolve) => child.once('exit', resolve));
+      let ready = false;
+      const created = new Promise<void>((resolve) =>
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          if (line === 'host-created') resolve();
+          if (line === 'servers-ready') ready = true;
+        }),
+      );
+      // The moment counts from the host's creation: before it no server runs, nothing could be left.
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise((resolve) => (timer = setTimeout(resolve, random() * maxDelayMs))),
-        exited,
-      ]);
+      const after = (ms: number) => new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+      await Promise.race([created, exited, after(CREATED_MS)]);
       clearTimeout(timer);
+      await Promise.race([after(random() * maxDelayMs), exited]);
+      clearTimeout(timer);
+      if (ready) results[variant].killedReady++;
       process.kill(child.pid!, 'SIGKILL');
       await exited;
       const summary = results[variant];
@@ -121,9 +140,9 @@ export function formatHostKills(results: HostKillResults, indent = '   '): strin
   const ms = (values: number[]) =>
     values.length === 0 ? '-' : `${fmt(median(values), 0)} / ${fmt(Math.max(...values), 0)}`;
   const line = (what: string, r: HostKillRow, unreaped: string) =>
-    `${indent}${what.padEnd(33)}${String(r.trials).padStart(6)}   ${unreaped.padStart(26)}   ${String(r.left).padStart(18)}   ${ms(r.toNoneMs).padStart(16)}`;
+    `${indent}${what.padEnd(33)}${String(r.trials).padStart(6)}   ${String(r.killedReady).padStart(15)}   ${unreaped.padStart(26)}   ${String(r.left).padStart(18)}   ${ms(r.toNoneMs).padStart(19)}`;
   return [
-    `${indent}variant                          trials   left right after the kill   left after reaping   to none, ms p50/max`,
+    `${indent}variant                          trials   killed when ready   left right after the kill   left after reaping   to none, ms p50/max`,
     line("next host's start (no watchdog)", results.ledger, String(results.ledger.unreaped)),
     line(`watchdog (${WATCHDOG_GRACE_MS / 1000} s after the kill)`, results.watchdog, '-'),
   ].join('\n');
