@@ -53,14 +53,14 @@ export interface HostKillOptions {
   /** Hosts to kill; they alternate between the two variants. */
   readonly kills: number;
   readonly seed: number;
-  /** The kill comes at a random moment in [0, maxDelayMs) after the host said it was created. */
+  /** The kill comes at a random moment in [0, maxDelayMs) after the host said it was created (or, every other pair of trials, ready). */
   readonly maxDelayMs?: number;
   /** Added to each host's environment (a run's marker, so the run can find its hosts). */
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** How long a host may take to say it was created before the wait for the kill starts anyway. */
-const CREATED_MS = 30_000;
+/** How long a host may take to say it was created or ready before the wait for the kill starts anyway. */
+const SAID_MS = 30_000;
 
 /** How long the watchdog is given before what is left is counted. */
 const WATCHDOG_GRACE_MS = 2000;
@@ -97,16 +97,25 @@ export async function runHostKills(options: HostKillOptions): Promise<HostKillRe
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));
       let ready = false;
-      const created = new Promise<void>((resolve) =>
-        createInterface({ input: child.stdout! }).on('line', (line) => {
-          if (line === 'host-created') resolve();
-          if (line === 'servers-ready') ready = true;
-        }),
-      );
-      // The moment counts from the host's creation: before it no server runs, nothing could be left.
+      let created = () => {};
+      let serversReady = () => {};
+      const said = {
+        created: new Promise<void>((r) => (created = r)),
+        ready: new Promise<void>((r) => (serversReady = r)),
+      };
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (line === 'host-created') created();
+        if (line === 'servers-ready') {
+          ready = true;
+          serversReady();
+        }
+      });
+      // Counted from the host's creation (before it no server runs, nothing could be left), or
+      // every other pair of trials from its servers' being ready (a loaded machine takes seconds).
+      const from = Math.floor(trial / 2) % 2 === 0 ? said.created : said.ready;
       let timer: NodeJS.Timeout | undefined;
       const after = (ms: number) => new Promise((resolve) => (timer = setTimeout(resolve, ms)));
-      await Promise.race([created, exited, after(CREATED_MS)]);
+      await Promise.race([from, exited, after(SAID_MS)]);
       clearTimeout(timer);
       await Promise.race([after(random() * maxDelayMs), exited]);
       clearTimeout(timer);
