@@ -17,16 +17,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { readProcess, readProcessTable } from '../src/client/transports/process-table.js';
 import { selectTree } from '../src/client/transports/process-tree.js';
-import { Host } from '../src/host/host.js';
 import { SpawnWatchdog } from '../src/host/supervisor/spawn-watchdog.js';
 import { buildFixtures } from '../test/fixtures/build.js';
-import { misbehavingBin, spawningHostBin } from '../test/fixtures/paths.js';
-import { killSurvivors, processesWithEnv } from '../test/helpers/processes.js';
+import { formatHostKills, runHostKills } from './host-kills.js';
 import { fmt, median, percentile } from './stats.js';
 
 const args = new Map<string, string>();
@@ -95,62 +90,10 @@ async function watchdogMemory(): Promise<void> {
   );
 }
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function settle(tag: string, ms: number): Promise<number> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const left = processesWithEnv('SB_TRIAL', tag).length;
-    if (left === 0 || performance.now() > deadline) return left;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function killTrials(): Promise<void> {
-  const random = seeded(SEED);
-  const rows = { watchdog: { unreaped: 0, left: 0, trials: 0 }, ledger: { unreaped: 0, left: 0, trials: 0 } };
-  const dirs: string[] = [];
-  for (let trial = 0; trial < TRIALS; trial++) {
-    const variant = trial % 2 === 0 ? 'ledger' : 'watchdog';
-    const dataDir = await mkdtemp(join(tmpdir(), 'sb-bench-kill-'));
-    dirs.push(dataDir);
-    const tag = randomBytes(8).toString('hex');
-    const args = [spawningHostBin, '--data-dir', dataDir, '--server-bin', misbehavingBin, '--tag', tag];
-    if (variant === 'ledger') args.push('--watchdog', 'off');
-    const child = spawn(process.execPath, args, { stdio: 'ignore', detached: true });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, random() * 2500)), exited]);
-    process.kill(child.pid!, 'SIGKILL');
-    await exited;
-    const row = rows[variant];
-    row.trials++;
-    if (variant === 'ledger') {
-      row.unreaped += processesWithEnv('SB_TRIAL', tag).length;
-      await (await Host.create({ dataDir, watchdog: false })).close();
-      row.left += processesWithEnv('SB_TRIAL', tag).length;
-    } else {
-      row.left += await settle(tag, 2000);
-    }
-    killSurvivors(processesWithEnv('SB_TRIAL', tag));
-  }
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  const results = await runHostKills({ kills: TRIALS, seed: SEED });
   console.log(`\n3. hosts killed with SIGKILL at random moments (seed ${SEED})`);
-  console.log('   variant                          trials   left right after the kill   left after reaping');
-  console.log(
-    `   next host's start (no watchdog)  ${String(rows.ledger.trials).padStart(6)}   ${String(rows.ledger.unreaped).padStart(26)}   ${String(rows.ledger.left).padStart(18)}`,
-  );
-  console.log(
-    `   watchdog (2 s after the kill)    ${String(rows.watchdog.trials).padStart(6)}   ${'-'.padStart(26)}   ${String(rows.watchdog.left).padStart(18)}`,
-  );
+  console.log(formatHostKills(results));
 }
 
 if (process.platform !== 'linux') {

@@ -47,9 +47,9 @@ export class ProcessTree {
     return reached;
   }
 
-  /** True while the group or any member exists. */
+  /** True while the group or any member exists (a zombie does not count, see {@link groupLive}). */
   alive(): boolean {
-    return (this.groupIsOurs() && groupAlive(this.pgid!)) || this.members().length > 0;
+    return this.scans() ? this.members().length > 0 : this.groupLive();
   }
 
   /**
@@ -63,9 +63,13 @@ export class ProcessTree {
     let delay = 5;
     for (;;) {
       known = known.filter(stillRunning);
-      if (known.length === 0 && !(this.groupIsOurs() && groupAlive(this.pgid!))) {
-        known = this.members();
-        if (known.length === 0) return true;
+      if (known.length === 0) {
+        if (!this.scans()) {
+          if (!this.groupLive()) return true;
+        } else {
+          known = this.members();
+          if (known.length === 0) return true;
+        }
       }
       if (Date.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -85,6 +89,22 @@ export class ProcessTree {
       if (await this.waitGone(Math.min(200, Math.max(0, deadline - Date.now())), signalled)) return true;
       if (Date.now() >= deadline) return false;
     }
+  }
+
+  /** True where members are found by scanning /proc (which holds every live process of the group too). */
+  private scans(): boolean {
+    return this.query !== undefined && procfsAvailable();
+  }
+
+  /**
+   * Whether our group has any process, by `kill(-pgid, 0)`: where there is no /proc to scan.
+   * It counts zombies, so with /proc the scan decides instead: a member that died after its
+   * parent is reparented to init (or a subreaper), which reaps it when it pleases — a host
+   * running as a container's pid 1 never does, as Node reaps only the children it spawned —
+   * and waiting for that would hold every close until its deadline.
+   */
+  private groupLive(): boolean {
+    return this.groupIsOurs() && groupAlive(this.pgid!);
   }
 
   /**
