@@ -13,6 +13,7 @@ import { TypedEmitter } from '../client/typed-emitter.js';
 import type { SwitchboardError } from '../core/errors.js';
 import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import { registrantOf } from '../policy/registration-sandbox.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
@@ -106,6 +107,7 @@ export class Host extends TypedEmitter<HostEvents> {
       supervisor,
       logs: parts.logs,
       network: parts.network,
+      sandboxPolicy: governor.settings.sandbox.registrations,
     });
     parts.bind({
       onLog: (entry) => this.onLog(entry),
@@ -196,7 +198,7 @@ export class Host extends TypedEmitter<HostEvents> {
           this.governor.settings,
           this.parts.resolver,
         );
-      await this.registry.register(config, entry, source);
+      await this.registry.register(config, entry, source, registrantOf(actor?.via ?? source));
     });
     return config;
   }
