@@ -84,7 +84,9 @@ describe('bwrapCommand', () => {
 
   it('starts in the state directory by default, in cwd when a grant holds it, and refuses one none holds', () => {
     expect(valuesOf(bwrapCommand(base).args, '--chdir')).toEqual([['/data/sandbox/probe']]);
-    expect(valuesOf(bwrapCommand({ ...base, cwd: '/opt/srv/sub' }).args, '--chdir')).toEqual([['/opt/srv/sub']]);
+    expect(valuesOf(bwrapCommand({ ...base, cwd: '/opt/srv/sub' }).args, '--chdir')).toEqual([
+      ['/opt/srv/sub'],
+    ]);
     let caught: unknown;
     try {
       bwrapCommand({ ...base, cwd: '/home/me/project' });
