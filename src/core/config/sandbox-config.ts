@@ -136,3 +136,21 @@ export function rawSandbox(setting: SandboxSetting): RawSandbox {
   const { read, write, network, limits } = setting.profile;
   return { read: [...read], write: [...write], network, limits: { ...limits } };
 }
+
+/**
+ * The sandbox in force, in a line for people (the dashboard, `switchboard doctor`): "off", or
+ * the profile's name and what it grants. Pure.
+ */
+export function describeSandbox(setting: SandboxSetting | undefined): string {
+  if (setting === undefined || setting.kind === 'off') return 'off';
+  const { read, write, network, limits } = setting.profile;
+  const parts = [
+    network === 'none' ? 'no network' : "the host's network",
+    ...(read.length > 0 ? [`reads ${read.join(', ')}`] : []),
+    `writes its state directory${write.length > 0 ? `, ${write.join(', ')}` : ''}`,
+    ...(limits.memoryMb !== undefined ? [`${limits.memoryMb} MiB`] : []),
+    ...(limits.processes !== undefined ? [`${limits.processes} processes`] : []),
+    ...(limits.cpuSeconds !== undefined ? [`${limits.cpuSeconds} s CPU`] : []),
+  ];
+  return `${setting.name} profile (bubblewrap): ${parts.join('; ')}`;
+}
