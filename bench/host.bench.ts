@@ -6,6 +6,8 @@
  *     (definitions never seen; with injection scanning, and without it as the baseline) and
  *     warm (the same definition objects again: hashes and scan findings cached).
  *  3. Memory per connection (heap and RSS growth per connected stdio server, client side).
+ *  4. What a sandbox costs: spawn-to-ready and call latency, sandboxed vs not (goal ≤ 30 ms
+ *     more to start, no measurable call overhead).
  *
  *   npm run bench:host [-- --rounds 3 --servers 20]
  */
@@ -18,6 +20,7 @@ import { buildCatalog, type ServerOffer } from '../src/host/catalog/catalog.js';
 import { Supervisor } from '../src/host/supervisor/supervisor.js';
 import { buildFixtures } from '../test/fixtures/build.js';
 import { kitchenSinkBin } from '../test/fixtures/paths.js';
+import { sandboxOverhead } from './sandbox-overhead.js';
 import { fmt, median } from './stats.js';
 
 const args = new Map<string, string>();
@@ -168,6 +171,9 @@ async function main(): Promise<void> {
     `memory per connection                     ${fmt((m1.heapUsed - m0.heapUsed) / SERVERS / 1024, 0).padStart(7)} KiB heap, ${fmt((m1.rss - m0.rss) / SERVERS / 1024, 0)} KiB RSS`,
   );
   await supervisor.stop();
+
+  // 4. The sandbox's cost.
+  await sandboxOverhead(Math.max(ROUNDS, 5));
   console.log(`\nNode ${process.version}; medians of ${ROUNDS} rounds (cold start) and 5 (catalog).`);
 }
 

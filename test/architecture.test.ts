@@ -27,6 +27,8 @@ const NODE_ONLY: Record<string, readonly string[]> = {
     // Spawns the stdio server (stdio.ts frames its messages).
     'client/transports/server-process.ts',
     'client/auth/login/open-browser.ts',
+    // Finds out whether bubblewrap can create namespaces here, by running it.
+    'client/sandbox/bwrap-probe.ts',
     // The host's watchdog, which ends its stdio servers' trees if the host is killed.
     'host/supervisor/spawn-watchdog.ts',
   ],

@@ -92,7 +92,7 @@ export async function openSetup(ctx: CliContext): Promise<SetupView> {
         if (fromFile) byName.set(r.name, { ...fromFile, enabled: r.enabled, stored: r });
         continue;
       }
-      const registration = registrationOf(r);
+      const registration = registrationOf(r, resolveGovernance(config.governance).sandbox.registrations);
       byName.set(r.name, {
         name: r.name,
         ...('config' in registration ? { config: registration.config } : { invalid: registration.error }),

@@ -10,6 +10,7 @@ import { DirectRequests } from './direct-requests.js';
 import type { ListKind } from './list-cache.js';
 import type { RequestRunner } from './request-runner.js';
 import { repairNoiseLine } from './response-shape.js';
+import { resolveRoots } from './roots.js';
 import { buildSdkClient } from './sdk-client.js';
 import type { ServerRequestContext, ServerRequestHandlers } from './server-requests.js';
 import { type ServerLogSink, tapTransport, type WireTap } from './transport-tap.js';
@@ -65,6 +66,16 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
     ...(options.onAuthorizationUrl && { onAuthorizationUrl: options.onAuthorizationUrl }),
     onAuthLog: (text) => log('lifecycle', 'info', text),
     ...(options.network && { network: options.network }),
+    sandbox: {
+      ...(options.sandboxDir !== undefined && { stateRoot: options.sandboxDir }),
+      // The directories it may see are the roots it is told of (roots.ts): the two agree.
+      roots: resolveRoots(config.roots, options.defaultRoots),
+      ...(options.bwrapDirs && { bwrapDirs: options.bwrapDirs }),
+      onPrepared: (prepared) => {
+        log('lifecycle', 'info', `sandboxed (bubblewrap); state directory ${prepared.stateDir}`);
+        for (const warning of prepared.warnings) log('lifecycle', 'warning', `sandbox: ${warning}`);
+      },
+    },
   });
   const onServerLog: ServerLogSink = (level, text, logger) => log('server', level, text, logger);
   const client = buildSdkClient(attempt.plan, {

@@ -33,6 +33,7 @@ export function planRecovery(
   const sw = error instanceof SwitchboardError ? error : undefined;
   if (
     sw?.code === 'SPAWN_FAILED' ||
+    sw?.code === 'SANDBOX_UNAVAILABLE' ||
     sw?.code === 'ENV_VAR_MISSING' ||
     sw?.code === 'PROTOCOL_VERSION_UNSUPPORTED' ||
     sw?.code === 'AUTH_REQUIRED' ||

@@ -92,6 +92,14 @@ export interface ConnectionOptions {
    * still ended with the connection, and when this process exits.
    */
   readonly spawnRecorder?: SpawnRecorder;
+  /**
+   * Where sandboxed stdio servers (entries with a `sandbox` profile) keep their state
+   * directories, `<sandboxDir>/<name>`; the host's is `<dataDir>/sandbox`. Default
+   * `~/.switchboard/sandbox`.
+   */
+  readonly sandboxDir?: string;
+  /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
+  readonly bwrapDirs?: readonly string[];
 }
 
 /** Options of one call. */

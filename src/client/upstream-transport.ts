@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { FetchLike, Transport } from '@modelcontextprotocol/client';
 import type { SwitchboardError } from '../core/errors.js';
 import { interpolate, interpolateRecord } from '../core/interpolate.js';
@@ -14,7 +16,7 @@ import {
 } from './transports/guarded-fetch.js';
 import { createSseTransport, HttpTransport } from './transports/http.js';
 import { buildChildEnv } from './transports/safe-env.js';
-import { type SpawnRecorder, StdioTransport } from './transports/stdio.js';
+import { type SpawnRecorder, type StdioSandbox, StdioTransport } from './transports/stdio.js';
 
 /**
  * Builds the transport for one connect attempt, expanding `${VAR}` references now (so an
@@ -30,6 +32,8 @@ export interface UpstreamTransportOptions {
   readonly onSpawn?: (pid: number) => void;
   /** Records every stdio server process spawned and ended (a host's spawn ledger). */
   readonly spawnRecorder?: SpawnRecorder;
+  /** Where a sandboxed server's state directory goes, and what it is granted (entries with `sandbox`). */
+  readonly sandbox?: UpstreamSandboxOptions;
   readonly onStderrLine?: (line: string) => void;
   readonly onStdoutNoise?: (line: string) => void;
   /** Where OAuth credentials live (default: in memory, per process). */
@@ -44,11 +48,24 @@ export interface UpstreamTransportOptions {
   readonly network?: NetworkGuard;
 }
 
+/** What a sandboxed stdio server's launch takes from its connection. */
+export interface UpstreamSandboxOptions {
+  /** The directory holding each sandboxed server's state directory (`<stateRoot>/<name>`); default ~/.switchboard/sandbox. */
+  readonly stateRoot?: string;
+  /** The roots the server is offered: the `file:` ones are the directories it may read. */
+  readonly roots: readonly { readonly uri: string }[];
+  /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
+  readonly bwrapDirs?: readonly string[];
+  readonly onPrepared?: StdioSandbox['onPrepared'];
+}
+
 export function createUpstreamTransport(config: ServerConfig, options: UpstreamTransportOptions): Transport {
   const { env } = options;
   const t = config.transport;
   const at = (field: string) => ({ server: config.name, field });
   if (t.kind === 'stdio') {
+    const sandbox = t.sandbox?.kind === 'profile' ? t.sandbox.profile : undefined;
+    const place = options.sandbox;
     return new StdioTransport({
       command: interpolate(t.command, env, at('command')),
       args: t.args.map((a, i) => interpolate(a, env, at(`args[${i}]`))),
@@ -58,6 +75,17 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
       ...(options.spawnRecorder && { spawnRecorder: options.spawnRecorder }),
       ...(options.onStderrLine && { onStderrLine: options.onStderrLine }),
       ...(options.onStdoutNoise && { onStdoutNoise: options.onStdoutNoise }),
+      ...(sandbox && {
+        sandbox: {
+          server: config.name,
+          profile: sandbox,
+          roots: place?.roots ?? [],
+          stateRoot: place?.stateRoot ?? defaultStateRoot(),
+          vars: env,
+          ...(place?.bwrapDirs && { bwrapDirs: place.bwrapDirs }),
+          ...(place?.onPrepared && { onPrepared: place.onPrepared }),
+        },
+      }),
     });
   }
   const url = interpolate(t.url, env, at('url'));
@@ -86,6 +114,11 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
     closeWith(transport, guarded);
   }
   return transport;
+}
+
+/** A library caller without a host: the state directories go where a host's would by default. */
+function defaultStateRoot(): string {
+  return join(homedir(), '.switchboard', 'sandbox');
 }
 
 /** Closes the connection's pool once its transport is closed, however that came about. */

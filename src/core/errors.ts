@@ -8,6 +8,12 @@ export type SwitchboardErrorCode =
   | 'CONFIG_INVALID'
   | 'ENV_VAR_MISSING'
   | 'SPAWN_FAILED'
+  /**
+   * A sandbox was asked for and cannot be set up (bubblewrap missing, user namespaces off, a
+   * granted path missing): the server is not started, never run unsandboxed. `details.reason`
+   * says which (`bwrap-missing`, `namespaces-unavailable`, `path`, `platform`).
+   */
+  | 'SANDBOX_UNAVAILABLE'
   | 'CONNECT_FAILED'
   | 'CONNECT_TIMEOUT'
   | 'REQUEST_TIMEOUT'

@@ -57,6 +57,13 @@ export type { ImportClient, ImportedEntry, ImportResult } from './config/imports
 export { parseVsCodeConfig } from './config/imports/vscode.js';
 export { parseWindsurfConfig } from './config/imports/windsurf.js';
 export { configJsonSchema } from './config/json-schema.js';
+export type {
+  SandboxLimits,
+  SandboxNetwork,
+  SandboxProfile,
+  SandboxSetting,
+} from './config/sandbox-config.js';
+export { DEFAULT_SANDBOX, DEFAULT_SANDBOX_PROFILE } from './config/sandbox-config.js';
 export {
   isServerName,
   SERVER_NAME_MAX_LENGTH,

@@ -9,6 +9,7 @@ import {
   serverEntryFieldsSchema,
 } from './config/entry-schema.js';
 import { describeIssue, shownText } from './config/issue-text.js';
+import { normalizeSandbox, type SandboxSetting } from './config/sandbox-config.js';
 import { shownName } from './config/server-name.js';
 import { SwitchboardError } from './errors.js';
 
@@ -35,6 +36,12 @@ export interface StdioTransportConfig {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /**
+   * The kernel confinement it runs in (config/sandbox-config.ts). Undefined: the entry says
+   * nothing, which means off for a config-file entry and the default profile for a server
+   * registered at run time (the host's registry decides).
+   */
+  readonly sandbox?: SandboxSetting;
 }
 
 export interface HttpTransportConfig {
@@ -328,8 +335,10 @@ function normalizeTransport(e: z.output<typeof rawServerEntrySchema>, source: En
       command: e.command,
       args: e.args ?? [],
       env: e.env ?? {},
+      ...(e.cwd !== undefined && { cwd: e.cwd }),
+      ...(e.sandbox !== undefined && { sandbox: normalizeSandbox(e.sandbox) }),
     };
-    return e.cwd !== undefined ? { ...stdio, cwd: e.cwd } : stdio;
+    return stdio;
   }
   if (e.url === undefined) {
     throw configEntryError(

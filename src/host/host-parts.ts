@@ -108,6 +108,8 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
       sampling: callers.sampling(),
       roots: callers.roots(),
       credentials,
+      // Beside the store, not in it: a sandbox is granted its own directory here and nothing above.
+      sandboxDir: join(dataDir, 'sandbox'),
       ...options.connection,
       eraStore,
       onLog: (entry) => sink?.onLog(entry),

@@ -13,6 +13,7 @@ import { TypedEmitter } from '../client/typed-emitter.js';
 import type { SwitchboardError } from '../core/errors.js';
 import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import { registrantOf } from '../policy/registration-sandbox.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
@@ -107,6 +108,7 @@ export class Host extends TypedEmitter<HostEvents> {
       logs: parts.logs,
       network: parts.network,
       env: parts.env,
+      sandboxPolicy: governor.settings.sandbox.registrations,
     });
     parts.bind({
       onLog: (entry) => this.onLog(entry),
@@ -197,7 +199,7 @@ export class Host extends TypedEmitter<HostEvents> {
           this.governor.settings,
           this.parts.resolver,
         );
-      await this.registry.register(config, entry, source);
+      await this.registry.register(config, entry, source, registrantOf(actor?.via ?? source));
     });
     return config;
   }

@@ -1,8 +1,10 @@
 import type { NetworkGuard } from '../client/transports/guarded-fetch.js';
 import type { InvalidEntry } from '../core/config/config-file.js';
+import type { RegistrationSandbox } from '../core/config/governance-config.js';
 import { shownName } from '../core/config/server-name.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
+import { decideRegistrationSandbox, type Registrant, registrantOf } from '../policy/registration-sandbox.js';
 import type { ServerRepository, StoredServer } from '../storage/ports.js';
 import { unknownServer } from './host-errors.js';
 import type { LogFiles } from './logs/log-files.js';
@@ -15,7 +17,9 @@ import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
  * or an agent). It is the one place that turns an entry into a supervised server, so the
  * stored registration, the normalized config, the log's secrets and the supervisor agree —
  * and where a registration's HTTP goes: through the network guard, at every connect, whether
- * it was registered just now or restored from the store. File entries are not guarded.
+ * it was registered just now or restored from the store. File entries are not guarded. Likewise
+ * a registered local server's sandbox (policy/registration-sandbox.ts): the default profile
+ * unless its entry says otherwise, and never off unless the policy lets a person say so.
  *
  * An entry that does not normalize — a config-file entry with a mistake, a registration stored
  * by an older version or damaged — is held as a `failed` server with its error: the host runs
@@ -29,6 +33,8 @@ export interface ServerRegistryOptions {
   readonly network?: NetworkGuard;
   /** The variables the servers' `${VAR}`s expand from, so their values are kept out of logs. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Whether registrations may run unsandboxed (governance.sandbox.registrations). Default required. */
+  readonly sandboxPolicy?: RegistrationSandbox;
 }
 
 /** A server as the host starts it: its config, whether it is on, and its source. */
@@ -116,15 +122,30 @@ export class ServerRegistry {
    * entry left the file is ignored. Entries that do not normalize are held as failed.
    */
   async restore(files: readonly RegistryEntry[], only?: readonly string[]): Promise<void> {
-    const merged = mergeRegistrations(files, await this.options.repository.list());
+    const merged = mergeRegistrations(
+      files,
+      await this.options.repository.list(),
+      this.options.sandboxPolicy,
+    );
     for (const server of merged) if (!only || only.includes(nameOf(server))) this.track(server);
   }
 
-  /** Stores a registration (replacing one of the same name) and starts the server at once, unless disabled. */
-  async register(config: ServerConfig, entry: unknown, source: string): Promise<void> {
-    const { enabled } = config;
+  /**
+   * Stores a registration (replacing one of the same name) and starts the server at once, unless
+   * disabled. A local server gets its sandbox here; POLICY_DENIED, with nothing stored, when it
+   * asks to run unsandboxed and `by` may not say so.
+   */
+  async register(
+    config: ServerConfig,
+    entry: unknown,
+    source: string,
+    by: Registrant = 'agent',
+  ): Promise<void> {
+    const sandboxed = withRegistrationSandbox(config, this.options.sandboxPolicy ?? 'required', by);
+    if (sandboxed instanceof SwitchboardError) throw sandboxed;
+    const { enabled } = sandboxed;
     await this.options.repository.upsert({ name: config.name, entry, enabled, source });
-    this.track({ config, enabled, source, registered: true });
+    this.track({ config: sandboxed, enabled, source, registered: true });
   }
 
   /** Forgets a server (and its registration) and closes it. */
@@ -185,6 +206,7 @@ export class ServerRegistry {
 export function mergeRegistrations(
   files: readonly RegistryEntry[],
   stored: readonly StoredServer[],
+  sandboxPolicy: RegistrationSandbox = 'required',
 ): RegistryEntry[] {
   const byName = new Map(files.map((server) => [nameOf(server), server]));
   for (const row of stored) {
@@ -193,13 +215,19 @@ export function mergeRegistrations(
       if (fromFile) byName.set(row.name, { ...fromFile, enabled: row.enabled });
       continue;
     }
-    byName.set(row.name, registrationOf(row));
+    byName.set(row.name, registrationOf(row, sandboxPolicy));
   }
   return [...byName.values()];
 }
 
-/** A stored registration as the host runs it, or held with what is wrong with it. Pure. */
-export function registrationOf(row: StoredServer): RegistryEntry {
+/**
+ * A stored registration as the host runs it (with its sandbox, judged by who registered it,
+ * from its source), or held with what is wrong with it. Pure.
+ */
+export function registrationOf(
+  row: StoredServer,
+  sandboxPolicy: RegistrationSandbox = 'required',
+): RegistryEntry {
   const { name, enabled, source } = row;
   const entry = row.entry;
   const where = `the store (registered through ${source})`;
@@ -211,7 +239,9 @@ export function registrationOf(row: StoredServer): RegistryEntry {
         { details: { server: name, field: '(entry)' } },
       );
     }
-    const config = normalizeServerEntry({ ...entry, name }, { file: where });
+    const normalized = normalizeServerEntry({ ...entry, name }, { file: where });
+    const config = withRegistrationSandbox(normalized, sandboxPolicy, registrantOf(source));
+    if (config instanceof SwitchboardError) throw config;
     return { config, enabled, source, registered: true };
   } catch (error) {
     const cause = isSwitchboardError(error) ? error : undefined;
@@ -228,6 +258,28 @@ export function registrationOf(row: StoredServer): RegistryEntry {
       ),
     };
   }
+}
+
+/**
+ * A registration's config with the sandbox it runs in (a local server's; a remote one is left
+ * as it is), or the POLICY_DENIED error saying why it may not run unsandboxed. Pure.
+ */
+export function withRegistrationSandbox(
+  config: ServerConfig,
+  policy: RegistrationSandbox,
+  by: Registrant,
+): ServerConfig | SwitchboardError {
+  const t = config.transport;
+  if (t.kind !== 'stdio') return config;
+  const decision = decideRegistrationSandbox(t.sandbox, policy, by);
+  if (!decision.allowed) {
+    return new SwitchboardError(
+      'POLICY_DENIED',
+      `Server "${shownName(config.name)}", field "sandbox": ${decision.reason}`,
+      { details: { server: config.name, field: 'sandbox', setting: 'governance.sandbox.registrations' } },
+    );
+  }
+  return { ...config, transport: { ...t, sandbox: decision.sandbox } };
 }
 
 /** What a raw entry seems to be: its `transport`, else http for a `url`, else stdio. */

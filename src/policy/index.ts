@@ -11,6 +11,8 @@ export { parseIpAddress } from './ip-address.js';
 export { isSecretField, MASKED, maskArguments, maskSecretValues, previewArguments } from './masking.js';
 export type { NetworkDecision, NetworkOutcome, NetworkPolicy } from './network.js';
 export { decideHost, decideNetwork } from './network.js';
+export type { Registrant, RegistrationSandboxDecision } from './registration-sandbox.js';
+export { decideRegistrationSandbox, registrantOf } from './registration-sandbox.js';
 export type { Finding, FindingKind, ScanContext, ScanPolicy } from './scan/finding.js';
 export type {
   GuardedPrompt,

@@ -40,6 +40,12 @@ export function ServerCard(props: { readonly server: ApiServer; readonly canMana
           <dt>Transport</dt>
           <dd>{server.transport}</dd>
         </div>
+        {server.sandbox !== undefined && (
+          <div>
+            <dt>Sandbox</dt>
+            <dd data-testid={`server-sandbox-${server.name}`}>{server.sandbox}</dd>
+          </div>
+        )}
         <div>
           <dt>Protocol</dt>
           <dd data-testid={`server-protocol-${server.name}`}>{server.protocolVersion ?? '—'}</dd>

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { CredentialStore } from '../../client/auth/credential-store.js';
 import { FileCredentialStore } from '../../client/auth/file-credential-store.js';
 import { Connection } from '../../client/connection.js';
 import type { LogEntry } from '../../client/connection-types.js';
 import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
+import { describeSandbox } from '../../core/config/sandbox-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
 import { commandSteps, urlSteps, variablesStep } from './preflight.js';
@@ -70,9 +72,15 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions): P
     steps,
     ...(connection && { connection }),
   });
+  const sandbox =
+    config.transport.kind === 'stdio' ? `; sandbox: ${describeSandbox(config.transport.sandbox)}` : '';
   add(
     target.enabled
-      ? { step: 'config', status: 'ok', detail: `${config.transport.kind} entry from ${target.source}` }
+      ? {
+          step: 'config',
+          status: 'ok',
+          detail: `${config.transport.kind} entry from ${target.source}${sandbox}`,
+        }
       : {
           step: 'config',
           status: 'warn',
@@ -143,6 +151,8 @@ async function traceConnect(
     env: options.env,
     credentials: options.credentials ?? new FileCredentialStore({ dataDir: options.dataDir }),
     ...(options.network && { network: options.network }),
+    // Sandboxed as the host runs it, in the same state directory.
+    sandboxDir: join(options.dataDir, 'sandbox'),
     onLog,
   });
   const spawnStep = (): DoctorStep[] =>

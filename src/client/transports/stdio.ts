@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../../core/errors.js';
+import { type PreparedSandbox, prepareSandbox, type SandboxRequest } from '../sandbox/sandbox-launch.js';
 import { LineSplitter } from './line-splitter.js';
 import { type ExitInfo, ServerProcess, type SpawnRecorder } from './server-process.js';
 
@@ -39,6 +40,17 @@ export interface StdioTransportOptions {
   readonly termGraceMs?: number;
   /** Records every process spawned and ended (a host's spawn ledger). */
   readonly spawnRecorder?: SpawnRecorder;
+  /**
+   * Run the server in a sandbox (bubblewrap, `client/sandbox/`). When it cannot be set up,
+   * `start()` fails with SANDBOX_UNAVAILABLE and nothing runs: never unsandboxed.
+   */
+  readonly sandbox?: StdioSandbox;
+}
+
+/** A stdio server's sandbox: the launch request without what the transport already has. */
+export interface StdioSandbox extends Omit<SandboxRequest, 'command' | 'args' | 'env' | 'cwd'> {
+  /** Called with the prepared launch before it is spawned (to log what is in force). */
+  readonly onPrepared?: (prepared: PreparedSandbox) => void;
 }
 
 /**
@@ -58,6 +70,7 @@ export class StdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
   private server?: ServerProcess;
+  private starting = false;
   private closing?: Promise<void>;
   private closedNotified = false;
   private readonly stderrTail: string[] = [];
@@ -112,9 +125,40 @@ export class StdioTransport implements Transport {
     };
   }
 
-  start(): Promise<void> {
-    if (this.server) throw new Error('StdioTransport already started');
-    const { command, args, env, cwd } = this.options;
+  async start(): Promise<void> {
+    if (this.server || this.starting) throw new Error('StdioTransport already started');
+    this.starting = true;
+    const { command, args, env, cwd, sandbox } = this.options;
+    if (!sandbox) return this.spawn({ command, args, env });
+    const prepared = await prepareSandbox({
+      ...sandbox,
+      command,
+      args,
+      env,
+      ...(cwd !== undefined && { cwd }),
+    });
+    // Closed while the sandbox was being prepared: nothing may start after that.
+    if (this.closing) {
+      throw new SwitchboardError(
+        'UPSTREAM_DISCONNECTED',
+        'The connection was closed before the server started.',
+      );
+    }
+    sandbox.onPrepared?.(prepared);
+    // bubblewrap changes into the working directory itself (--chdir), inside the sandbox.
+    return this.spawn(prepared, { sandboxed: true });
+  }
+
+  private spawn(
+    launch: {
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+    },
+    how: { readonly sandboxed?: boolean } = {},
+  ): Promise<void> {
+    const { command, args, env } = launch;
+    const cwd = how.sandboxed ? undefined : this.options.cwd;
     return new Promise((resolve, reject) => {
       let server: ServerProcess;
       try {

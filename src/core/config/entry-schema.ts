@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FieldHints } from './issue-text.js';
+import { sandboxSchema } from './sandbox-config.js';
 import { SERVER_NAME_PATTERN, serverNameSchema } from './server-name.js';
 
 /**
@@ -158,6 +159,7 @@ export const serverEntryFieldsSchema = z.strictObject({
   args: z.array(z.string()).optional().describe('Arguments for command.'),
   env: stringRecord.optional().describe('Environment for the local server, added to a small allowlist.'),
   cwd: z.string().optional().describe('Working directory of the local server.'),
+  sandbox: sandboxSchema.optional(),
   url: z.string().optional().describe('Address of a remote server (http: or https:).'),
   headers: stringRecord.optional().describe('HTTP headers sent to a remote server.'),
   api_key: z
@@ -251,6 +253,9 @@ export const FIELD_HINTS: FieldHints = {
   'tools.include': 'a list of tool-name globs, e.g. ["read_*"]',
   'tools.exclude': 'a list of tool-name globs, e.g. ["delete_*"]',
   roots: 'a list like [{ "uri": "file:///home/me/project" }]',
+  sandbox: '"default", "off" or a profile like { "read": ["/srv/data"], "network": "none" }',
+  'sandbox.read': 'a list of absolute paths, e.g. ["/srv/data"]',
+  'sandbox.write': 'a list of absolute paths, e.g. ["/srv/out"]',
   'auth.token': 'the token as a string, e.g. "${API_TOKEN}"',
   'auth.key': 'the key as a string, e.g. "${API_KEY}"',
   'auth.scopes': 'a list of scopes, e.g. ["read", "write"]',

@@ -35,6 +35,14 @@ export interface NetworkConfig {
   readonly allowPrivate?: boolean;
 }
 
+/**
+ * Whether servers registered at run time (API, JSON lines, agents) may run unsandboxed.
+ * `required`: every registered local server runs sandboxed, and `"sandbox": "off"` is refused;
+ * `optional`: a person (API, JSON lines) may register one with `"sandbox": "off"` — an agent
+ * never may. Either way a registration that says nothing gets the default profile.
+ */
+export type RegistrationSandbox = 'required' | 'optional';
+
 export interface RuleConfig {
   readonly server: string;
   readonly tool: string;
@@ -52,6 +60,7 @@ export interface GovernanceConfig {
   /** How long an approval or elicitation waits for a person before it is declined. */
   readonly approvalTimeoutMs: number;
   readonly network: NetworkConfig;
+  readonly sandbox: { readonly registrations: RegistrationSandbox };
 }
 
 export const DEFAULT_GOVERNANCE: GovernanceConfig = {
@@ -61,6 +70,7 @@ export const DEFAULT_GOVERNANCE: GovernanceConfig = {
   scan: 'block',
   approvalTimeoutMs: 5 * 60_000,
   network: {},
+  sandbox: { registrations: 'required' },
 };
 
 const ruleSchema = z.strictObject({
@@ -102,6 +112,16 @@ export const governanceSchema = z
       .describe(
         'Where servers registered at run time may point: metadata and link-local addresses are always refused, private ones unless allowed.',
       ),
+    sandbox: z
+      .strictObject({
+        registrations: z.enum(['required', 'optional']).optional().meta({
+          default: 'required',
+          description:
+            'required: local servers registered at run time always run sandboxed; optional: a person (API, JSON lines) may register one with "sandbox": "off", an agent never.',
+        }),
+      })
+      .optional()
+      .describe('The sandbox of local servers registered at run time.'),
   })
   .describe('How tool calls are approved and screened.');
 
@@ -126,6 +146,7 @@ export function parseGovernance(raw: unknown, file: string): Partial<GovernanceC
     ...(g.scan && { scan: g.scan }),
     ...(g.approvalTimeoutMs !== undefined && { approvalTimeoutMs: g.approvalTimeoutMs }),
     ...(g.network && { network: g.network }),
+    ...(g.sandbox && { sandbox: { registrations: g.sandbox.registrations ?? 'required' } }),
   };
 }
 

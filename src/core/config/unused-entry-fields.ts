@@ -1,7 +1,7 @@
 import type { RawServerEntryFields } from './entry-schema.js';
 
 /**
- * The fields of a server entry that its transport would not use. `args`, `env` and `cwd`
+ * The fields of a server entry that its transport would not use. `args`, `env`, `cwd` and `sandbox`
  * belong to a local server (`command`, stdio); `headers` and `auth` to a remote one (`url`,
  * Streamable HTTP or SSE). Normalizing keeps such an entry as it is, since config files written
  * for other clients carry them; where an entry is sent to be stored (the HTTP API, the
@@ -16,7 +16,7 @@ export interface UnusedEntryField {
   readonly problem: string;
 }
 
-const LOCAL_ONLY = ['args', 'env', 'cwd'] as const;
+const LOCAL_ONLY = ['args', 'env', 'cwd', 'sandbox'] as const;
 const REMOTE_ONLY = ['headers', 'auth'] as const;
 
 /** The first field of `entry` that its transport does not use, or undefined when every field counts. */

@@ -75,6 +75,12 @@ export const apiServerSchema = z
     source: z.string().describe('A config file path, or `api` / `store` for added ones.'),
     editable: z.boolean().describe('Whether the entry can be changed or removed here.'),
     description: z.string().optional(),
+    sandbox: z
+      .string()
+      .optional()
+      .describe(
+        'A local server\'s sandbox in force: "off", or its profile and what it grants (docs/sandbox.md).',
+      ),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     hint: z.string().optional().describe('What to do about a server that is not connected.'),
     rejectedTools: z.array(z.object({ tool: z.string(), reason: z.string(), detail: z.string() })),

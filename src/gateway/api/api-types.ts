@@ -73,6 +73,8 @@ export interface ApiServer {
   /** Whether the entry can be changed or removed here (config-file entries can only be toggled). */
   readonly editable: boolean;
   readonly description?: string;
+  /** A local server's sandbox in force: "off", or its profile and what it grants. */
+  readonly sandbox?: string;
   readonly error?: { readonly code: string; readonly message: string };
   /** What to do about a server that is not connected, in a few words. */
   readonly hint?: string;

@@ -1,3 +1,4 @@
+import { rawSandbox } from '../../core/config/sandbox-config.js';
 import {
   type AuthConfig,
   DEFAULT_STARTUP_TIMEOUT_MS,
@@ -31,6 +32,7 @@ export function entryOf(config: ServerConfig, options: { readonly reveal: boolea
           ...(t.args.length > 0 && { args: [...t.args] }),
           ...(Object.keys(t.env).length > 0 && { env: secrets(t.env) }),
           ...(t.cwd !== undefined && { cwd: t.cwd }),
+          ...(t.sandbox && { sandbox: rawSandbox(t.sandbox) }),
         }
       : {
           ...(t.kind === 'sse' && { transport: 'sse' as const }),

@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import { describeSandbox } from '../../core/config/sandbox-config.js';
 import type { Host, ServerStatus } from '../../host/host.js';
 import { fixHint } from '../../host/supervisor/fix-hint.js';
 import type { Principal } from '../http/context.js';
@@ -23,7 +24,9 @@ export function isConfigFileSource(source: string): boolean {
 
 /** A server's status as the API shows it: where it comes from, whether it can be edited, what to do. */
 export function toApiServer(status: ServerStatus, host: Host): ApiServer {
-  const description = host.serverConfig(status.name)?.description;
+  const config = host.serverConfig(status.name);
+  const description = config?.description;
+  const t = config?.transport;
   const hint = fixHint(status, host.logFile(status.name));
   return {
     name: status.name,
@@ -37,6 +40,7 @@ export function toApiServer(status: ServerStatus, host: Host): ApiServer {
     source: status.source,
     editable: !isConfigFileSource(status.source),
     ...(description !== undefined && { description }),
+    ...(t?.kind === 'stdio' && { sandbox: describeSandbox(t.sandbox) }),
     ...(status.error && { error: { code: status.error.code, message: status.error.message } }),
     ...(hint !== undefined && { hint }),
     rejectedTools: status.rejectedTools.map(({ tool, reason, detail }) => ({ tool, reason, detail })),

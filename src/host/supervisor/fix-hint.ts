@@ -25,6 +25,8 @@ export function fixHint(status: HintedStatus, logFile: string): string | undefin
           return `set the variable and try again (the entry is in ${status.source})`;
         case 'SPAWN_FAILED':
           return `correct the entry in ${status.source} (log: ${logFile})`;
+        case 'SANDBOX_UNAVAILABLE':
+          return 'do what the error says (install bubblewrap, allow user namespaces, or correct the sandbox paths), then reload';
         case 'CONFIG_INVALID':
           // A file's entry is fixed in the file; a registration is registered again or removed.
           return status.source === 'config' || isAbsolute(status.source)

@@ -363,9 +363,13 @@ function needsLogin(error: SwitchboardError): boolean {
 
 /** Errors a retry cannot fix: the entry itself is wrong. */
 function retryable(error: SwitchboardError): boolean {
-  return !['ENV_VAR_MISSING', 'SPAWN_FAILED', 'PROTOCOL_VERSION_UNSUPPORTED', 'CONFIG_INVALID'].includes(
-    error.code,
-  );
+  return ![
+    'ENV_VAR_MISSING',
+    'SPAWN_FAILED',
+    'SANDBOX_UNAVAILABLE',
+    'PROTOCOL_VERSION_UNSUPPORTED',
+    'CONFIG_INVALID',
+  ].includes(error.code);
 }
 
 function snapshotOf(r: Runner): ServerSnapshot {

@@ -57,6 +57,13 @@ const ROWS: readonly Row[] = [
   ['title', 'Shown', kept(), kept()],
   ['deferral', 'eager', kept(), kept()],
   ['roots', [{ uri: 'file:///tmp', name: 'tmp' }], kept(), kept()],
+  // A profile shows as normalized: the default profile's limits filled in.
+  [
+    'sandbox',
+    { read: ['/tmp'], network: 'host' },
+    kept({ read: ['/tmp'], write: [], network: 'host', limits: { memoryMb: 2048, processes: 256 } }),
+    refused,
+  ],
 ];
 
 const BASES: Readonly<Record<Base, Record<string, unknown>>> = {

@@ -1,0 +1,172 @@
+import type { SandboxLimits, SandboxNetwork } from '../../core/config/sandbox-config.js';
+import { SwitchboardError } from '../../core/errors.js';
+
+/**
+ * A sandboxed server's launch as bubblewrap's command line: the pure half of the sandbox
+ * (`sandbox-launch.ts` gathers what it needs from the file system). Every path it is given is
+ * absolute and already resolved; it reads nothing and decides everything:
+ *
+ * - **namespaces**: user, mount, pid, ipc, uts and cgroup always; network unless the profile
+ *   shares the host's. A new network namespace holds only its own loopback, so nothing leaves
+ *   it — not even for the host's 127.0.0.1.
+ * - **the file system** is empty but for what is granted: the system's programs and libraries
+ *   and a few files of /etc (read-only), the program's own directories (read-only), the
+ *   profile's `read` (read-only) and `write` (writable), the server's state directory
+ *   (writable, its HOME), a private /tmp, /proc of its own pid namespace and a minimal /dev.
+ *   Mounts are ordered parents first, so a writable directory inside a read-only one (or the
+ *   reverse) gets what its own grant says.
+ * - **its end**: `--die-with-parent` ends the sandbox with the process that started it, and the
+ *   pid namespace ends every process in it with its init; the host's process-tree tracking
+ *   still sees each of them (pids and environments are visible from outside).
+ * - **no nested user namespaces** (`--disable-userns`, bubblewrap 0.8+): a nested one would give
+ *   the server the capabilities to set up mounts of its own.
+ * - **limits** through `prlimit` (util-linux) inside the sandbox: RLIMIT_DATA, RLIMIT_NPROC
+ *   (counted per user namespace since Linux 5.14, so it bounds the sandbox alone) and
+ *   RLIMIT_CPU. The kernel exempts root from RLIMIT_NPROC; `planWarnings` says so.
+ *
+ * No `--new-session`: the server is already spawned in a session of its own without a
+ * controlling terminal (`setsid`), so the TIOCSTI injection that option guards against has no
+ * terminal to reach.
+ */
+
+/** A system path as it is on the host: a directory (bound read-only) or a symlink (recreated). */
+export type SystemEntry =
+  | { readonly path: string; readonly kind: 'dir' | 'file' }
+  | { readonly path: string; readonly kind: 'symlink'; readonly target: string };
+
+/** Everything a launch needs, resolved (see `sandbox-launch.ts`). */
+export interface SandboxLaunch {
+  /** The bubblewrap executable. */
+  readonly bwrap: string;
+  /** `prlimit`, needed when any limit is set. */
+  readonly prlimit?: string;
+  /** Whether this bubblewrap knows `--disable-userns` (0.8.0 and later). */
+  readonly disableUserns: boolean;
+  /** The server's program and arguments, as it would run unsandboxed. */
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Its working directory; default its state directory. */
+  readonly cwd?: string;
+  /** Its own writable directory, which is also its HOME. */
+  readonly stateDir: string;
+  readonly system: readonly SystemEntry[];
+  /** Paths readable (read-only): the program's directories, the profile's `read`, the roots. */
+  readonly read: readonly string[];
+  /** Paths writable: the profile's `write`. */
+  readonly write: readonly string[];
+  readonly network: SandboxNetwork;
+  readonly limits: SandboxLimits;
+}
+
+/** What to spawn instead of the server's own command. */
+export interface SandboxedCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The command line that runs `launch` inside bubblewrap. Throws SANDBOX_UNAVAILABLE for a cwd nothing grants. Pure. */
+export function bwrapCommand(launch: SandboxLaunch): SandboxedCommand {
+  const cwd = launch.cwd ?? launch.stateDir;
+  const granted = [launch.stateDir, ...launch.read, ...launch.write, ...launch.system.map((s) => s.path)];
+  if (!granted.some((path) => within(cwd, path))) {
+    throw new SwitchboardError(
+      'SANDBOX_UNAVAILABLE',
+      `The working directory "${cwd}" is not inside anything the sandbox grants, so the server could not start in it. Add it to "sandbox.read" or "sandbox.write", or remove "cwd".`,
+      { details: { reason: 'path', path: cwd } },
+    );
+  }
+  const args: string[] = [
+    '--unshare-user',
+    '--unshare-ipc',
+    '--unshare-pid',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(launch.network === 'none' ? ['--unshare-net'] : []),
+    ...(launch.disableUserns ? ['--disable-userns'] : []),
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+  ];
+  for (const entry of launch.system) {
+    if (entry.kind === 'symlink') args.push('--symlink', entry.target, entry.path);
+    else args.push('--ro-bind-try', entry.path, entry.path);
+  }
+  for (const mount of mountOrder(launch))
+    args.push(mount.writable ? '--bind' : '--ro-bind', mount.path, mount.path);
+  args.push('--chdir', cwd, '--');
+  const limits = prlimitArgs(launch.limits);
+  if (limits.length > 0) {
+    if (!launch.prlimit) {
+      throw new SwitchboardError(
+        'SANDBOX_UNAVAILABLE',
+        'The sandbox has resource limits, and "prlimit" (util-linux) that sets them was not found. Install util-linux, or remove "sandbox.limits".',
+        { details: { reason: 'prlimit-missing' } },
+      );
+    }
+    args.push(launch.prlimit, ...limits, '--');
+  }
+  args.push(launch.command, ...launch.args);
+  return {
+    command: launch.bwrap,
+    args,
+    // Its home is its own directory: ~/.ssh, ~/.aws and the like are not even paths there.
+    env: { ...launch.env, HOME: launch.stateDir, TMPDIR: '/tmp' },
+  };
+}
+
+interface Mount {
+  readonly path: string;
+  readonly writable: boolean;
+}
+
+/**
+ * The granted paths, each once (writable wins), parents before children, so each path's own
+ * grant is the last mount on it. The state directory is writable.
+ */
+export function mountOrder(launch: Pick<SandboxLaunch, 'read' | 'write' | 'stateDir'>): Mount[] {
+  const byPath = new Map<string, boolean>();
+  for (const path of launch.read) if (!byPath.has(path)) byPath.set(path, false);
+  for (const path of [...launch.write, launch.stateDir]) byPath.set(path, true);
+  return [...byPath]
+    .map(([path, writable]) => ({ path, writable }))
+    .sort((a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** prlimit's options for the limits (soft and hard alike, so the server cannot raise them). */
+export function prlimitArgs(limits: SandboxLimits): string[] {
+  const out: string[] = [];
+  if (limits.memoryMb !== undefined) {
+    const bytes = limits.memoryMb * 1024 * 1024;
+    out.push(`--data=${bytes}:${bytes}`);
+  }
+  if (limits.processes !== undefined) out.push(`--nproc=${limits.processes}:${limits.processes}`);
+  if (limits.cpuSeconds !== undefined) out.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds}`);
+  return out;
+}
+
+/** What a launch cannot hold to, said before it starts (logged, not fatal). Pure. */
+export function planWarnings(launch: Pick<SandboxLaunch, 'limits'>, uid: number | undefined): string[] {
+  if (uid === 0 && launch.limits.processes !== undefined)
+    return [
+      `the sandbox's process limit (${launch.limits.processes}) does not bind: the kernel exempts root from RLIMIT_NPROC. Run the host as an ordinary user for it to hold.`,
+    ];
+  return [];
+}
+
+/** True when `path` is `base` or lies below it (both absolute and normalized). */
+export function within(path: string, base: string): boolean {
+  if (base === '/') return path.startsWith('/');
+  return path === base || path.startsWith(`${base}/`);
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}
