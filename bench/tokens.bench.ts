@@ -26,6 +26,7 @@ import {
 import { createToolIndex } from '../src/agents/search/tool-index.js';
 import { type AgentTool, agentToolOf, effectiveToolSet } from '../src/agents/tool-set.js';
 import { buildCatalog, type CatalogSnapshot } from '../src/host/catalog/catalog.js';
+import { printSearchQuality, printSearchTiming, realOffers } from './search-quality.js';
 import { syntheticCatalog } from './synthetic-catalog.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -117,4 +118,18 @@ measure(
   [ACTIVATE_TOOLS, SEARCH_TOOLS],
   [synthetic.tools[0]!.server, synthetic.tools.at(-1)!.server],
 );
+measure(
+  'fifteen real servers (published + npm snapshots)',
+  buildCatalog(realOffers()),
+  [ACTIVATE_TOOLS, SEARCH_TOOLS, MCP_RESOURCES, MCP_PROMPTS],
+  ['filesystem', 'github'],
+);
+measure(
+  'fifteen real servers, tools only',
+  buildCatalog(realOffers()),
+  [ACTIVATE_TOOLS, SEARCH_TOOLS],
+  ['filesystem', 'github'],
+);
 searchQuality(publishedCatalog);
+printSearchQuality({ misses: process.argv.includes('--misses') });
+printSearchTiming();

@@ -28,6 +28,20 @@ export interface ToolIndexEntry {
   readonly tool: SearchableTool;
 }
 
+/** What a server says about itself (its `serverInfo` and `instructions`), for the index. */
+export interface ServerInfo {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly instructions?: string;
+}
+
+/** Options of {@link createToolIndex}. */
+export interface ToolIndexOptions {
+  /** What servers say about themselves; their words help find their tools. */
+  readonly servers?: readonly ServerInfo[];
+}
+
 /** Options of {@link ToolIndex.search}. */
 export interface ToolSearchOptions {
   /** How many hits at most: default {@link DEFAULT_SEARCH_LIMIT}, clamped to 1…{@link MAX_SEARCH_LIMIT}. */
@@ -87,7 +101,10 @@ interface Ranked {
 }
 
 /** Builds the index of `entries`. Time and memory are linear in the catalog's text. */
-export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
+export function createToolIndex(
+  entries: readonly ToolIndexEntry[],
+  _options: ToolIndexOptions = {},
+): ToolIndex {
   const fields = entries.map((entry) => toolFields(entry.tool));
   const postings = buildPostings(fields);
   const docs: Doc[] = entries.map((entry, i) => ({
