@@ -17,12 +17,8 @@ import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/client';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { toOpenAIChatTools } from '../src/agents/adapters/openai-chat.js';
-import {
-  ACTIVATE_TOOLS,
-  MCP_PROMPTS,
-  MCP_RESOURCES,
-  SEARCH_TOOLS,
-} from '../src/agents/meta-tools/definitions.js';
+import { contentToolDefinition } from '../src/agents/meta-tools/content-tool.js';
+import { ACTIVATE_TOOLS, SEARCH_TOOLS } from '../src/agents/meta-tools/definitions.js';
 import { createToolIndex } from '../src/agents/search/tool-index.js';
 import { type AgentTool, agentToolOf, effectiveToolSet } from '../src/agents/tool-set.js';
 import { buildCatalog, type CatalogSnapshot } from '../src/host/catalog/catalog.js';
@@ -104,11 +100,11 @@ const publishedCatalog = buildCatalog(
   Object.entries(published.servers).map(([server, { tools }]) => ({ server, tools })),
 );
 // The published servers offer resources and prompts too (server-everything does), so the
-// lazy set carries the resource and prompt meta-tools as well.
+// lazy set carries the resources-and-prompts meta-tool as well.
 measure(
   'published servers',
   publishedCatalog,
-  [ACTIVATE_TOOLS, SEARCH_TOOLS, MCP_RESOURCES, MCP_PROMPTS],
+  [ACTIVATE_TOOLS, SEARCH_TOOLS, contentToolDefinition({ resources: true, prompts: true })!],
   ['filesystem', 'memory'],
 );
 const synthetic = buildCatalog(syntheticCatalog({ tools: 500 }));
@@ -121,7 +117,7 @@ measure(
 measure(
   'fifteen real servers (published + npm snapshots)',
   buildCatalog(realOffers()),
-  [ACTIVATE_TOOLS, SEARCH_TOOLS, MCP_RESOURCES, MCP_PROMPTS],
+  [ACTIVATE_TOOLS, SEARCH_TOOLS, contentToolDefinition({ resources: true, prompts: true })!],
   ['filesystem', 'github'],
 );
 measure(
