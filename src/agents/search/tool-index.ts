@@ -2,6 +2,7 @@ import { SwitchboardError, type SwitchboardErrorCode } from '../../core/errors.j
 import { type ConceptMatch, explainMatch } from './explain.js';
 import { buildPostings } from './postings.js';
 import { type Concept, queryConcepts } from './query-concepts.js';
+import { synonymsOf } from './synonyms.js';
 import { forEachWord, termsOfWord, tokenize } from './tokenize.js';
 import { type SearchableTool, toolFields } from './tool-fields.js';
 import { firstSentence, paramSummary } from './tool-summary.js';
@@ -94,8 +95,6 @@ const SERVER_BOOST = 0.5;
 const SERVER_FLOOR = 2;
 /** Lift per share of the query's concepts a server's own words match. */
 const SERVER_ABOUT_BOOST = 0.3;
-/** Only direct matches count on a server's own words: a near word there is too loose. */
-const SERVER_ABOUT_MIN_WEIGHT = 0.7;
 
 /** What the exact-name bonus compares a query with, per tool. */
 interface Doc {
@@ -178,14 +177,15 @@ export function createToolIndex(
         best[doc] = 0;
       }
     }
-    // Which servers say of themselves what the query asks (by concept, direct matches only).
+    // Which servers say of themselves what the query asks: the share of the query's words
+    // (or their synonyms) their own title, description or instructions use. Checked on the
+    // query's words, not the catalog's, since a server may say what none of its tools do.
     const aboutShare = new Map<string, number>();
-    if (concepts.length > 0)
+    const distinct = [...new Set(terms)];
+    if (distinct.length > 0)
       for (const [server, about] of serverAbout) {
-        const n = concepts.filter((c) =>
-          [...c].some(([t, m]) => m.weight >= SERVER_ABOUT_MIN_WEIGHT && about.has(t)),
-        ).length;
-        if (n > 0) aboutShare.set(server, n / concepts.length);
+        const n = distinct.filter((t) => about.has(t) || synonymsOf(t).some((s) => about.has(s))).length;
+        if (n > 0) aboutShare.set(server, n / distinct.length);
       }
 
     // A server named in the query lifts its tools, even those that matched nothing else.

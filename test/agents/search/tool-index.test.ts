@@ -116,6 +116,21 @@ describe('createToolIndex', () => {
     expect(social.search('follow', { limit: 5 }).map((h) => h.name)).toEqual(['mcp__social__list_followers']);
   });
 
+  it('lifts the matching tools of a server whose own description uses the query words', () => {
+    const tools = [
+      entry('alpha', 'search', 'Search the index.'),
+      entry('beta', 'search', 'Search the index.'),
+    ];
+    const plain = createToolIndex(tools);
+    expect(plain.search('search documentation', { limit: 1 })[0]?.name).toBe('mcp__alpha__search');
+    const described = createToolIndex(tools, {
+      servers: [{ name: 'beta', description: 'Up-to-date library documentation' }],
+    });
+    expect(described.search('search documentation', { limit: 1 })[0]?.name).toBe('mcp__beta__search');
+    // Words the server does not say leave the order alone.
+    expect(described.search('search', { limit: 1 })[0]?.name).toBe('mcp__alpha__search');
+  });
+
   it('tells how much of the query a hit covered', () => {
     const [full] = index.search('charge a customer', { limit: 1 });
     expect(full).toMatchObject({ name: 'mcp__billing__charge_card', coverage: 1 });
