@@ -17,17 +17,21 @@ import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/client';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { toOpenAIChatTools } from '../src/agents/adapters/openai-chat.js';
-import {
-  ACTIVATE_TOOLS,
-  MCP_PROMPTS,
-  MCP_RESOURCES,
-  SEARCH_TOOLS,
-} from '../src/agents/meta-tools/definitions.js';
+import { contentToolDefinition } from '../src/agents/meta-tools/content-tool.js';
+import { ACTIVATE_TOOLS, SEARCH_TOOLS } from '../src/agents/meta-tools/definitions.js';
 import { createToolIndex } from '../src/agents/search/tool-index.js';
 import { type AgentTool, agentToolOf, effectiveToolSet } from '../src/agents/tool-set.js';
 import { buildCatalog, type CatalogSnapshot } from '../src/host/catalog/catalog.js';
+import {
+  printSearchQuality,
+  printSearchTiming,
+  realOffers,
+  timeNeighbourTableLoad,
+} from './search-quality.js';
 import { syntheticCatalog } from './synthetic-catalog.js';
 
+// Before anything searches: the word-neighbour table loads once per process.
+const tableLoadMs = timeNeighbourTableLoad();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Published {
@@ -103,11 +107,11 @@ const publishedCatalog = buildCatalog(
   Object.entries(published.servers).map(([server, { tools }]) => ({ server, tools })),
 );
 // The published servers offer resources and prompts too (server-everything does), so the
-// lazy set carries the resource and prompt meta-tools as well.
+// lazy set carries the resources-and-prompts meta-tool as well.
 measure(
   'published servers',
   publishedCatalog,
-  [ACTIVATE_TOOLS, SEARCH_TOOLS, MCP_RESOURCES, MCP_PROMPTS],
+  [ACTIVATE_TOOLS, SEARCH_TOOLS, contentToolDefinition({ resources: true, prompts: true })!],
   ['filesystem', 'memory'],
 );
 const synthetic = buildCatalog(syntheticCatalog({ tools: 500 }));
@@ -117,4 +121,18 @@ measure(
   [ACTIVATE_TOOLS, SEARCH_TOOLS],
   [synthetic.tools[0]!.server, synthetic.tools.at(-1)!.server],
 );
+measure(
+  'fifteen real servers (published + npm snapshots)',
+  buildCatalog(realOffers()),
+  [ACTIVATE_TOOLS, SEARCH_TOOLS, contentToolDefinition({ resources: true, prompts: true })!],
+  ['filesystem', 'github'],
+);
+measure(
+  'fifteen real servers, tools only',
+  buildCatalog(realOffers()),
+  [ACTIVATE_TOOLS, SEARCH_TOOLS],
+  ['filesystem', 'github'],
+);
 searchQuality(publishedCatalog);
+printSearchQuality({ misses: process.argv.includes('--misses') });
+printSearchTiming(tableLoadMs);

@@ -9,17 +9,11 @@ import type { ApprovalMode } from '../policy/decide.js';
 import { type AgentToolOutput, toAgentToolOutput } from './adapters/tool-output.js';
 import { injectMcpList, type ListedServer, renderMcpList } from './mcp-list.js';
 import { runConfigTool } from './meta-tools/config-tools.js';
+import { contentToolDefinition, MCP_CONTENT_NAME, runContentTool } from './meta-tools/content-tool.js';
 import type { MetaContext } from './meta-tools/context.js';
-import {
-  ACTIVATE_TOOLS,
-  CONFIG_TOOLS,
-  MCP_PROMPTS,
-  MCP_RESOURCES,
-  SEARCH_TOOLS,
-} from './meta-tools/definitions.js';
+import { ACTIVATE_TOOLS, CONFIG_TOOLS, SEARCH_TOOLS } from './meta-tools/definitions.js';
 import { errorOutcome, jsonOutcome } from './meta-tools/outcome.js';
-import { messagesOf, missingArguments, promptArguments, runPromptsTool } from './meta-tools/prompts-tool.js';
-import { runResourcesTool } from './meta-tools/resources-tool.js';
+import { messagesOf, missingArguments, promptArguments } from './meta-tools/prompts-tool.js';
 import { runSearchTool } from './meta-tools/search-tool.js';
 import { parseSlashCommand } from './slash-commands.js';
 import { type AgentTool, CONFIG_GROUP, effectiveToolSet, isLoaded } from './tool-set.js';
@@ -113,8 +107,11 @@ export class AgentSession {
   async tools(): Promise<AgentTool[]> {
     const catalog = this.host.catalog();
     const metaTools = [ACTIVATE_TOOLS, SEARCH_TOOLS];
-    if (catalog.resources.length > 0 || catalog.resourceTemplates.length > 0) metaTools.push(MCP_RESOURCES);
-    if (catalog.prompts.length > 0) metaTools.push(MCP_PROMPTS);
+    const content = contentToolDefinition({
+      resources: catalog.resources.length > 0 || catalog.resourceTemplates.length > 0,
+      prompts: catalog.prompts.length > 0,
+    });
+    if (content) metaTools.push(content);
     const granted = await this.granted();
     // Tools policy denies outright are left out: a model could only fail with them.
     const denied = new Set<string>();
@@ -283,10 +280,8 @@ export class AgentSession {
       }
       case SEARCH_TOOLS.name:
         return runSearchTool(context, args, await this.granted(), (s) => this.deferralOf(s));
-      case MCP_RESOURCES.name:
-        return runResourcesTool(context, args);
-      case MCP_PROMPTS.name:
-        return runPromptsTool(context, args);
+      case MCP_CONTENT_NAME:
+        return runContentTool(context, args);
       default:
         if (CONFIG_TOOLS.some((t) => t.name === name)) {
           if (!(await this.granted()).has(CONFIG_GROUP)) {

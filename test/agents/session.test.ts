@@ -58,7 +58,7 @@ describe('AgentSession', () => {
     const h = await start();
     const session = AgentSession.open(h, 'chat-1');
     const before = await names(session);
-    expect(before.slice(0, 4)).toEqual(['activate_tools', 'search_tools', 'mcp_resources', 'mcp_prompts']);
+    expect(before.slice(0, 3)).toEqual(['activate_tools', 'search_tools', 'mcp_content']);
     expect(before).toContain('mcp__eager__echo');
     expect(before.some((n) => n.startsWith('mcp__lazy__'))).toBe(false);
     expect(before.some((n) => n.startsWith('mcp__secret__'))).toBe(false);
@@ -126,27 +126,52 @@ describe('AgentSession', () => {
     expect(json.tools.find((t) => t.name === 'mcp__lazy__echo')?.loaded).toBe(false);
     expect(json.note).toContain('["lazy"]');
     expect((await session.execute('search_tools', {})).result.isError).toBe(true);
+    // Each hit says why it matched; ranking internals (score, coverage) stay out.
+    const echo = (found.result as { json: { tools: Record<string, unknown>[] } }).json.tools[0]!;
+    expect(echo.why).toEqual(expect.stringContaining('echo'));
+    expect(echo).not.toHaveProperty('score');
+    expect(echo).not.toHaveProperty('coverage');
+  });
+
+  it('says when a search found nothing or only weak matches, and how to search instead', async () => {
+    const h = await start();
+    const session = AgentSession.open(h, 'chat-4b');
+    const none = await session.execute('search_tools', { query: 'zeppelin quasar' });
+    const noneJson = (none.result as { json: { tools: unknown[]; note?: string } }).json;
+    expect(noneJson.tools).toEqual([]);
+    expect(noneJson.note).toMatch(/^No tool matched\./);
+    expect(noneJson.note).toContain('eager, lazy');
+    expect(noneJson.note).toContain('activate_tools');
+    const weak = await session.execute('search_tools', { query: 'echo zeppelin quasar nebula' });
+    const weakJson = (weak.result as { json: { tools: unknown[]; note?: string } }).json;
+    expect(weakJson.tools.length).toBeGreaterThan(0);
+    expect(weakJson.note).toMatch(/^Only weak matches\./);
+    const good = await session.execute('search_tools', { query: 'echo text' });
+    expect((good.result as { json: { note?: string } }).json.note ?? '').not.toContain('weak');
   });
 
   it('lists and reads resources, gets prompts, and runs prompts as slash commands', async () => {
     const h = await start();
     const session = AgentSession.open(h, 'chat-5');
-    const ambiguous = await session.execute('mcp_resources', { action: 'read', uri: 'kitchen://text' });
+    const ambiguous = await session.execute('mcp_content', { uri: 'kitchen://text' });
     expect(ambiguous.text).toContain('pass "server"');
-    const read = await session.execute('mcp_resources', {
-      action: 'read',
+    const read = await session.execute('mcp_content', {
       uri: 'kitchen://text',
       server: 'lazy',
     });
     expect(read.text).toBe('hello text');
-    const listed = await session.execute('mcp_resources', { action: 'list', server: 'eager' });
+    // Neither a uri nor a prompt: resources and prompts are listed together.
+    const listed = await session.execute('mcp_content', { server: 'eager' });
     expect(listed.text).toContain('kitchen://blob');
+    expect(listed.result).toMatchObject({ json: { prompts: [{ server: 'eager', name: 'greet' }] } });
     expect(listed.text).not.toContain('"server":"lazy"');
-    const missing = await session.execute('mcp_prompts', { action: 'get', name: 'greet', server: 'lazy' });
+    const unknown = await session.execute('mcp_content', { server: 'nope' });
+    expect(unknown.result.isError).toBe(true);
+    expect(unknown.text).toContain('No server named "nope"');
+    const missing = await session.execute('mcp_content', { prompt: 'greet', server: 'lazy' });
     expect(missing.text).toContain('needs the argument(s) name');
-    const got = await session.execute('mcp_prompts', {
-      action: 'get',
-      name: 'greet',
+    const got = await session.execute('mcp_content', {
+      prompt: 'greet',
       server: 'lazy',
       arguments: { name: 'Ada' },
     });

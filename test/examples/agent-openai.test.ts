@@ -121,8 +121,7 @@ describe('examples/agent-openai.ts', () => {
     expect(requests[0]!.tools!.map((t) => t.function.name)).toEqual([
       'activate_tools',
       'search_tools',
-      'mcp_resources',
-      'mcp_prompts',
+      'mcp_content',
     ]);
     expect(requests[0]!.messages[0]!.content).toMatch(
       /Available[^\n]*\n- kitchen \(\d+ tools\) — Test kitchen/,

@@ -4,12 +4,14 @@ import type { AgentTool } from '../tool-set.js';
 /**
  * The meta-tools' definitions as a model sees them. Kept terse on purpose: they are in every
  * request, and the whole point of lazy loading is to spend few tokens before a tool is needed.
+ * What they leave unsaid their answers say: activation says the tools are usable from the
+ * next step, a search says which hits are loaded and how to load the rest. The resources and
+ * prompts meta-tool is content-tool.ts's, declared for what the catalog offers.
  */
 
 export const ACTIVATE_TOOLS: AgentTool = {
   name: 'activate_tools',
-  description:
-    'Load the tools of MCP servers (names from the MCP server list), or "config" for server management. Loaded tools are usable from your next step.',
+  description: 'Load MCP server tools or "config".',
   inputSchema: {
     type: 'object',
     properties: { groups: { type: 'array', items: { type: 'string' } } },
@@ -19,41 +21,11 @@ export const ACTIVATE_TOOLS: AgentTool = {
 
 export const SEARCH_TOOLS: AgentTool = {
   name: 'search_tools',
-  description: 'Find MCP tools, loaded or not, by what they do.',
+  description: 'Find MCP tools by purpose.',
   inputSchema: {
     type: 'object',
-    properties: { query: { type: 'string' }, limit: { type: 'integer' } },
+    properties: { query: { type: 'string' } },
     required: ['query'],
-  },
-};
-
-export const MCP_RESOURCES: AgentTool = {
-  name: 'mcp_resources',
-  description:
-    'List, read, or list templates of MCP resources. server is required when several servers exist.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      action: { enum: ['list', 'read', 'templates'] },
-      server: { type: 'string' },
-      uri: { type: 'string' },
-    },
-    required: ['action'],
-  },
-};
-
-export const MCP_PROMPTS: AgentTool = {
-  name: 'mcp_prompts',
-  description: "List MCP prompts, or get one's messages.",
-  inputSchema: {
-    type: 'object',
-    properties: {
-      action: { enum: ['list', 'get'] },
-      server: { type: 'string' },
-      name: { type: 'string' },
-      arguments: { type: 'object', additionalProperties: { type: 'string' } },
-    },
-    required: ['action'],
   },
 };
 

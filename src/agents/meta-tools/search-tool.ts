@@ -9,19 +9,42 @@ import { errorOutcome, jsonOutcome, stringArg } from './outcome.js';
 
 /**
  * `search_tools`: ranked search over every tool an agent may see, loaded or not. Each hit
- * says whether it is loaded, and the answer says which groups to activate for the rest.
+ * says why it matched and whether it is loaded, and the answer says which groups to activate
+ * for the rest. An empty or weak answer says so, and how to search instead.
  */
+
+/** A best hit that covers less of the query than this is a weak answer. */
+const WEAK_COVERAGE = 0.5;
 
 // One index per catalog snapshot: building it is the costly part, and snapshots are immutable.
 const indexes = new WeakMap<CatalogSnapshot, ToolIndex>();
 
-function indexOf(catalog: CatalogSnapshot): ToolIndex {
+function indexOf(context: MetaContext, catalog: CatalogSnapshot): ToolIndex {
   let index = indexes.get(catalog);
   if (!index) {
-    index = createToolIndex(catalog.tools);
+    // What the configuration says of each server (title, description) helps find its tools.
+    const servers = [...new Set(catalog.tools.map((t) => t.server))].map((name) => {
+      const config = context.host.serverConfig(name);
+      return {
+        name,
+        ...(config?.title !== undefined && { title: config.title }),
+        ...(config?.description !== undefined && { description: config.description }),
+      };
+    });
+    index = createToolIndex(catalog.tools, { servers });
     indexes.set(catalog, index);
   }
   return index;
+}
+
+/** What to tell the model when the answer is empty or weak: how to search instead. */
+function hintFor(servers: readonly string[], hits: readonly { coverage: number }[]): string | undefined {
+  const best = hits[0]?.coverage ?? 0;
+  if (hits.length > 0 && best >= WEAK_COVERAGE) return undefined;
+  const how =
+    `describe the action in the words a tool name would use ("read file", "create issue"), ` +
+    `name a server (${servers.join(', ')}), or call activate_tools with a server's name to see all its tools.`;
+  return hits.length === 0 ? `No tool matched. Try again: ${how}` : `Only weak matches. To do better, ${how}`;
 }
 
 export function runSearchTool(
@@ -36,21 +59,22 @@ export function runSearchTool(
   const servers = context.visibleServers();
   if (servers.length === 0) return jsonOutcome({ tools: [], note: 'No MCP servers are configured.' });
   try {
-    const hits = indexOf(context.host.catalog()).search(query, {
+    const hits = indexOf(context, context.host.catalog()).search(query, {
       servers,
       ...(limit !== undefined && { limit }),
     });
-    const tools = hits.map(({ score: _score, ...hit }) => ({
+    const tools = hits.map(({ score: _score, coverage: _coverage, ...hit }) => ({
       ...hit,
       loaded: isLoaded(hit, deferralOf(hit.server), granted),
     }));
     const toLoad = [...new Set(tools.filter((t) => !t.loaded).map((t) => t.server))];
-    return jsonOutcome({
-      tools,
-      ...(toLoad.length > 0 && {
-        note: `To use a tool that is not loaded, call activate_tools with {"groups": ${JSON.stringify(toLoad)}}.`,
-      }),
-    });
+    const hint = hintFor(servers, hits);
+    const load =
+      toLoad.length > 0
+        ? `To use a tool that is not loaded, call activate_tools with {"groups": ${JSON.stringify(toLoad)}}.`
+        : undefined;
+    const note = [hint, load].filter(Boolean).join(' ');
+    return jsonOutcome({ tools, ...(note !== '' && { note }) });
   } catch (error) {
     return errorOutcome(`search_tools failed: ${describeError(error)}`);
   }

@@ -11,7 +11,7 @@ import type { ToolFields } from './tool-fields.js';
 
 /** The searched fields, their weights, and their length normalisation (BM25 `b`). */
 const FIELDS = ['name', 'title', 'params', 'description', 'paramText'] as const;
-const WEIGHT = [3, 2, 1.5, 1, 0.4] as const;
+const WEIGHT = [3, 2, 1, 1, 0.4] as const;
 // Descriptions range from five words to five paragraphs across servers; full normalisation
 // (b = 0.75) would bury well-documented tools, so long fields get a moderate one.
 const B = [0.3, 0.3, 0.5, 0.5, 0.5] as const;

@@ -1,50 +1,78 @@
 import type { Postings } from './postings.js';
 import { synonymsOf } from './synonyms.js';
 import { forEachWord, stem, tokenize } from './tokenize.js';
+import { neighboursOf } from './word-neighbours.js';
 
 /**
  * What a query asks for, as concepts: each is a set of catalog terms with how much a match
- * counts. A query word is matched as written (1), through a synonym, or by prefix either way
- * ("direc" finds "directory", "relationship" finds "relation"). A tool earns, per concept,
- * the best of its matches, so one word in many forms is not counted many times.
+ * counts. A query word is matched as written (1), through a synonym, through a word near in
+ * meaning (word-neighbours.ts, scaled by its similarity), or as a longer form of a catalog
+ * word ("relationship" finds "relation"). A tool earns, per concept, the best of its
+ * matches, so one word in many forms is not counted many times.
  */
 
-/** Catalog term → weight of a match on it. */
-export type Concept = ReadonlyMap<string, number>;
+/** How a catalog term was reached from a query word. */
+export type MatchKind = 'word' | 'synonym' | 'neighbour' | 'prefix';
 
-/** How much a synonym or a prefix match counts next to the word itself. */
+/** One catalog term of a concept. */
+export interface ConceptTerm {
+  /** How much a match on it counts, 0…1. */
+  readonly weight: number;
+  /** The query word (as a stem) it came from. */
+  readonly from: string;
+  readonly kind: MatchKind;
+}
+
+/** Catalog term → how a match on it counts. */
+export type Concept = ReadonlyMap<string, ConceptTerm>;
+
+/** How much a synonym, a near word (per unit of similarity) or a prefix match counts. */
 const SYNONYM_WEIGHT = 0.7;
+const NEIGHBOUR_WEIGHT = 0.6;
 const PREFIX_WEIGHT = 0.5;
-/** Shorter query words are not prefix-matched: "re" would match half the catalog. */
-const MIN_PREFIX_LENGTH = 3;
-const MAX_PREFIX_EXPANSIONS = 30;
+/**
+ * A query word may be the start of a catalog word only when it is long and the catalog word
+ * barely longer ("direc" → "directory" is rare in what people write; "com" → command,
+ * comment, company was noise): 5+ letters, at most 4 more, a few expansions.
+ */
+const MIN_PREFIX_LENGTH = 5;
+const MAX_PREFIX_EXTRA = 4;
+const MAX_PREFIX_EXPANSIONS = 3;
 /** A catalog word that begins a longer query word must keep most of it: 4+ letters, 60 %. */
 const MIN_STEM_OF_QUERY = 4;
 const STEM_OF_QUERY_SHARE = 0.6;
 /** A query past this many distinct words is cut: the first words usually say the most. */
 export const MAX_QUERY_TERMS = 32;
 
-function expand(term: string, postings: Postings, into: Map<string, number>): void {
-  const offer = (t: string, weight: number) => {
-    if (postings.get(t) !== undefined && (into.get(t) ?? 0) < weight) into.set(t, weight);
+function expand(term: string, postings: Postings, into: Map<string, ConceptTerm>): void {
+  const offer = (t: string, weight: number, kind: MatchKind) => {
+    if (postings.get(t) !== undefined && (into.get(t)?.weight ?? 0) < weight)
+      into.set(t, { weight, from: term, kind });
   };
-  offer(term, 1);
-  for (const synonym of synonymsOf(term)) offer(synonym, SYNONYM_WEIGHT);
-  if (term.length < MIN_PREFIX_LENGTH) return;
-  for (const longer of postings.withPrefix(term, MAX_PREFIX_EXPANSIONS)) offer(longer, PREFIX_WEIGHT);
+  offer(term, 1, 'word');
+  for (const synonym of synonymsOf(term)) offer(synonym, SYNONYM_WEIGHT, 'synonym');
+  // Only a word the catalog does not use is reached through its neighbours: one it uses is
+  // matched as itself, and its neighbours (often its opposites) would only add noise.
+  if (postings.get(term) === undefined)
+    for (const { term: near, similarity } of neighboursOf(term))
+      offer(near, NEIGHBOUR_WEIGHT * similarity, 'neighbour');
+  if (term.length >= MIN_PREFIX_LENGTH)
+    for (const longer of postings.withPrefix(term, MAX_PREFIX_EXPANSIONS))
+      if (longer.length <= term.length + MAX_PREFIX_EXTRA) offer(longer, PREFIX_WEIGHT, 'prefix');
   const shortest = Math.max(MIN_STEM_OF_QUERY, Math.ceil(term.length * STEM_OF_QUERY_SHARE));
-  for (let k = term.length - 1; k >= shortest; k--) offer(term.slice(0, k), PREFIX_WEIGHT);
+  for (let k = term.length - 1; k >= shortest; k--) offer(term.slice(0, k), PREFIX_WEIGHT, 'prefix');
 }
 
 /**
  * The concepts of `query` against a catalog's `postings`. Query words that are synonyms of
  * each other ("make a new …") form one concept; two adjacent words the catalog (or the
  * synonym table) writes as one ("look up", "file system") add that word as a concept of its
- * own. Concepts that match nothing in the catalog are left out.
+ * own. A concept that matches nothing in the catalog is kept, empty: it still counts when
+ * telling how much of the query a tool covers.
  */
 export function queryConcepts(query: string, postings: Postings): Concept[] {
   const terms = [...new Set(tokenize(query))].slice(0, MAX_QUERY_TERMS);
-  const groups: { terms: string[]; expansion: Map<string, number> }[] = [];
+  const groups: { terms: string[]; expansion: Map<string, ConceptTerm> }[] = [];
   for (const term of terms) {
     let group = groups.find((g) => g.terms.some((t) => synonymsOf(t).includes(term)));
     if (group) group.terms.push(term);
@@ -60,9 +88,9 @@ export function queryConcepts(query: string, postings: Postings): Concept[] {
     const compound = stem(words[i]! + words[i + 1]!);
     if (terms.includes(compound)) continue;
     if (postings.get(compound) === undefined && synonymsOf(compound).length === 0) continue;
-    const expansion = new Map<string, number>();
+    const expansion = new Map<string, ConceptTerm>();
     expand(compound, postings, expansion);
     groups.push({ terms: [compound], expansion });
   }
-  return groups.map((g) => g.expansion).filter((e) => e.size > 0);
+  return groups.map((g) => g.expansion);
 }

@@ -9,37 +9,59 @@
 import { BoundedMemo } from '../../core/bounded-memo.js';
 
 /**
- * Function words that carry no meaning for finding a tool. Short on purpose: words such as
- * "all", "new", "first" or "not" can tell tools apart, so they stay.
+ * Function words that carry no meaning for finding a tool: articles, pronouns, auxiliaries
+ * and question words ("how do I …", "which files …"). Words such as "all", "new", "first",
+ * "not", "each" or "more" can tell tools apart, so they stay.
  */
 const STOP_WORDS: ReadonlySet<string> = new Set([
   'a',
+  'about',
+  'am',
   'an',
   'and',
+  'any',
   'are',
   'as',
   'at',
   'be',
+  'been',
+  'being',
   'by',
   'can',
+  'could',
+  'did',
   'do',
+  'does',
+  'doing',
   'for',
   'from',
+  'had',
+  'has',
+  'have',
+  'here',
+  'how',
   'i',
+  'if',
   'in',
   'into',
   'is',
   'it',
   'its',
+  'just',
+  'let',
   'me',
+  'might',
+  'must',
   'my',
   'of',
   'on',
   'or',
+  'our',
   'please',
   'should',
   'so',
   'some',
+  'such',
   'that',
   'the',
   'their',
@@ -50,19 +72,53 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
   'this',
   'those',
   'to',
+  'too',
+  'us',
   'using',
+  'very',
   'via',
+  'want',
   'was',
   'we',
+  'were',
   'what',
+  'when',
+  'where',
   'which',
+  'who',
+  'whose',
+  'why',
   'will',
   'with',
+  'would',
   'you',
   'your',
 ]);
 
+/** Whether `word` (lowercase) is one of the function words the tokenizer drops. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 const VOWEL = /[aeiouy]/;
+/**
+ * Words whose silent `-e` stays: without it they would meet a common, unrelated word ("note"
+ * would become "not", "plane" "plan", "site" "sit"). Their inflections keep it too ("notes",
+ * "plates" → "plat" still, "notes" → "note"), since the rule runs after the plural goes.
+ */
+const KEEPS_E: ReadonlySet<string> = new Set([
+  'note',
+  'plane',
+  'site',
+  'bite',
+  'cute',
+  'hope',
+  'rate',
+  'fine',
+  'wine',
+  'tape',
+  'pine',
+]);
 /** Doubled final consonants that an inflection added ("stopped" → "stop"), not "ll"/"ss". */
 const UNDOUBLE = /([bdgmnprt])\1$/;
 
@@ -90,7 +146,7 @@ export function stem(word: string): string {
   else if (w.endsWith('ing')) w = stripSuffix(w, 3);
   else if (w.length >= 6 && /[elst]ly$/.test(w)) w = w.slice(0, -2);
 
-  if (w.length > 3 && w.endsWith('e') && !w.endsWith('ee')) w = w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('e') && !w.endsWith('ee') && !KEEPS_E.has(w)) w = w.slice(0, -1);
   return w;
 }
 

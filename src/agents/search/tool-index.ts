@@ -1,7 +1,9 @@
 import { SwitchboardError, type SwitchboardErrorCode } from '../../core/errors.js';
+import { type ConceptMatch, explainMatch } from './explain.js';
 import { buildPostings } from './postings.js';
-import { queryConcepts } from './query-concepts.js';
-import { tokenize } from './tokenize.js';
+import { type Concept, queryConcepts } from './query-concepts.js';
+import { synonymsOf } from './synonyms.js';
+import { forEachWord, termsOfWord, tokenize } from './tokenize.js';
 import { type SearchableTool, toolFields } from './tool-fields.js';
 import { firstSentence, paramSummary } from './tool-summary.js';
 
@@ -16,9 +18,12 @@ import { firstSentence, paramSummary } from './tool-summary.js';
  * field before one saturation, so a word in a short name outweighs the same word in a long
  * description without a long description drowning everything else (postings.ts). A query
  * is read as concepts — each word as written, through a synonym, or by prefix
- * (query-concepts.ts) — and a tool earns the best of its matches per concept. Then two
- * bonuses: a query that names a tool exactly (`read_file`, or "read file") puts it first,
- * and a query that names a server ("github issues") favours that server's tools.
+ * (query-concepts.ts) — and a tool earns the best of its matches per concept. Then three
+ * bonuses: a query that names a tool exactly (`read_file`, or "read file") puts it first, a
+ * query that names a server ("github issues") favours that server's tools, and a query whose
+ * words the server uses about itself (its title, description or instructions) lifts that
+ * server's matching tools a little. Each hit says why it matched (explain.ts) and how much
+ * of the query it covered, so a caller can tell a weak answer from a good one.
  */
 
 /** One tool to index: its catalog name, its server and its definition. A `CatalogTool` fits. */
@@ -26,6 +31,20 @@ export interface ToolIndexEntry {
   readonly name: string;
   readonly server: string;
   readonly tool: SearchableTool;
+}
+
+/** What a server says about itself (its `serverInfo` and `instructions`), for the index. */
+export interface ServerInfo {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly instructions?: string;
+}
+
+/** Options of {@link createToolIndex}. */
+export interface ToolIndexOptions {
+  /** What servers say about themselves; their words help find their tools. */
+  readonly servers?: readonly ServerInfo[];
 }
 
 /** Options of {@link ToolIndex.search}. */
@@ -45,8 +64,12 @@ export interface ToolSearchHit {
   readonly description: string;
   /** Top-level parameters, `"path*, head?, tail?"`: `*` required, `?` optional. */
   readonly params: string;
+  /** Why it matched, briefly: the tool's words that matched and where (explain.ts). */
+  readonly why: string;
   /** Relevance, higher is better; comparable only within one search. */
   readonly score: number;
+  /** Share of the query's concepts the tool matched, 0…1 (a server's name counts as one). */
+  readonly coverage: number;
 }
 
 /** A built index. */
@@ -69,7 +92,9 @@ const INVALID_QUERY: SwitchboardErrorCode = 'INVALID_ARGUMENT';
 const K1 = 1.2;
 const EXACT_NAME_BOOST = 2;
 const SERVER_BOOST = 0.5;
-const SERVER_FLOOR = 0.5;
+const SERVER_FLOOR = 2;
+/** Lift per share of the query's concepts a server's own words match. */
+const SERVER_ABOUT_BOOST = 0.3;
 
 /** What the exact-name bonus compares a query with, per tool. */
 interface Doc {
@@ -87,7 +112,10 @@ interface Ranked {
 }
 
 /** Builds the index of `entries`. Time and memory are linear in the catalog's text. */
-export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
+export function createToolIndex(
+  entries: readonly ToolIndexEntry[],
+  options: ToolIndexOptions = {},
+): ToolIndex {
   const fields = entries.map((entry) => toolFields(entry.tool));
   const postings = buildPostings(fields);
   const docs: Doc[] = entries.map((entry, i) => ({
@@ -99,14 +127,21 @@ export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
   const serverTerms = new Map<string, readonly string[]>();
   for (const { server } of entries)
     if (!serverTerms.has(server)) serverTerms.set(server, [...new Set(tokenize(server))]);
+  const serverAbout = new Map<string, ReadonlySet<string>>();
+  for (const info of options.servers ?? []) {
+    const text = [info.title, info.description, info.instructions].filter(Boolean).join(' ');
+    if (text !== '' && serverTerms.has(info.name)) serverAbout.set(info.name, new Set(tokenize(text)));
+  }
 
   const score = new Float64Array(docs.length);
   const best = new Float64Array(docs.length);
+  /** Per tool, how many of the query's concepts it matched. */
+  const matched = new Uint16Array(docs.length);
   // Scratch lists reused by every search: a large catalog touches thousands of tools.
   const touched: number[] = [];
   const hitHere: number[] = [];
 
-  const search = (query: string, options: ToolSearchOptions = {}): ToolSearchHit[] => {
+  const search = (query: string, searchOptions: ToolSearchOptions = {}): ToolSearchHit[] => {
     if (typeof query !== 'string' || query.trim() === '')
       throw new SwitchboardError(
         INVALID_QUERY,
@@ -114,15 +149,18 @@ export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
           'e.g. "read a file".',
         { details: { argument: 'query' } },
       );
-    const limit = clampLimit(options.limit);
-    const allowed = options.servers && options.servers.length > 0 ? new Set(options.servers) : undefined;
+    const limit = clampLimit(searchOptions.limit);
+    const allowed =
+      searchOptions.servers && searchOptions.servers.length > 0 ? new Set(searchOptions.servers) : undefined;
     const terms = tokenize(query);
 
     score.fill(0);
+    matched.fill(0);
     touched.length = 0;
-    for (const concept of queryConcepts(query, postings)) {
+    const concepts = queryConcepts(query, postings);
+    for (const concept of concepts) {
       hitHere.length = 0;
-      for (const [expanded, weight] of concept) {
+      for (const [expanded, { weight }] of concept) {
         const posting = postings.get(expanded)!;
         for (let i = 0; i < posting.docs.length; i++) {
           const doc = posting.docs[i]!;
@@ -135,9 +173,20 @@ export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
       for (const doc of hitHere) {
         if (score[doc] === 0) touched.push(doc);
         score[doc]! += best[doc]!;
+        matched[doc]!++;
         best[doc] = 0;
       }
     }
+    // Which servers say of themselves what the query asks: the share of the query's words
+    // (or their synonyms) their own title, description or instructions use. Checked on the
+    // query's words, not the catalog's, since a server may say what none of its tools do.
+    const aboutShare = new Map<string, number>();
+    const distinct = [...new Set(terms)];
+    if (distinct.length > 0)
+      for (const [server, about] of serverAbout) {
+        const n = distinct.filter((t) => about.has(t) || synonymsOf(t).some((s) => about.has(s))).length;
+        if (n > 0) aboutShare.set(server, n / distinct.length);
+      }
 
     // A server named in the query lifts its tools, even those that matched nothing else.
     const termSet = new Set(terms);
@@ -168,6 +217,8 @@ export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
       let value = score[doc]!;
       const share = serverShare.get(entry.server);
       if (share !== undefined) value = value * (1 + SERVER_BOOST * share) + SERVER_FLOOR * share;
+      const about = aboutShare.get(entry.server);
+      if (about !== undefined && score[doc]! > 0) value *= 1 + SERVER_ABOUT_BOOST * about;
       if (nameTerms === queryTerms || queryWords.has(rawName) || queryWords.has(catalogName))
         value *= EXACT_NAME_BOOST;
       if (value <= 0 || (top.length === limit && !before(value, doc, top[limit - 1]!))) continue;
@@ -176,20 +227,71 @@ export function createToolIndex(entries: readonly ToolIndexEntry[]): ToolIndex {
       top.splice(at, 0, { doc, value });
       if (top.length > limit) top.pop();
     }
-    return top.map(({ doc, value }) => hit(docs[doc]!.entry, value));
+    const words = queryWordsOf(query);
+    const parts = concepts.length + (serverShare.size > 0 ? 1 : 0);
+    return top.map(({ doc, value }) => {
+      const { entry } = docs[doc]!;
+      let why = explainMatch(fields[doc]!, matchesOf(doc, concepts), words);
+      if (serverShare.has(entry.server)) why = why ? `${why}; server name` : 'server name';
+      const covered = matched[doc]! + (serverShare.has(entry.server) ? 1 : 0);
+      return hit(entry, value, why, parts === 0 ? 0 : Math.min(1, covered / parts));
+    });
+  };
+
+  /** For each concept, the term through which `doc` earned most (as the scoring did). */
+  const matchesOf = (doc: number, concepts: readonly Concept[]): ConceptMatch[] => {
+    const out: ConceptMatch[] = [];
+    for (const concept of concepts) {
+      let bestMatch: ConceptMatch | undefined;
+      for (const [term, { weight }] of concept) {
+        const posting = postings.get(term)!;
+        const at = indexOfDoc(posting.docs, doc);
+        if (at < 0) continue;
+        const tf = posting.tf[at]!;
+        const value = (weight * posting.idf * tf) / (tf + K1);
+        if (!bestMatch || value > bestMatch.value) bestMatch = { concept, term, value };
+      }
+      if (bestMatch) out.push(bestMatch);
+    }
+    return out;
   };
 
   return { size: docs.length, search };
 }
 
-function hit(entry: ToolIndexEntry, value: number): ToolSearchHit {
+function hit(entry: ToolIndexEntry, value: number, why: string, coverage: number): ToolSearchHit {
   return {
     name: entry.name,
     server: entry.server,
     description: firstSentence(entry.tool.description || entry.tool.title || ''),
     params: paramSummary(entry.tool.inputSchema),
+    why,
     score: Math.round(value * 1000) / 1000,
+    coverage: Math.round(coverage * 100) / 100,
   };
+}
+
+/** Query stem → the word as the query wrote it, for explanations. */
+function queryWordsOf(query: string): Map<string, string> {
+  const out = new Map<string, string>();
+  forEachWord(query, (word) => {
+    for (const term of termsOfWord(word)) if (!out.has(term)) out.set(term, word);
+  });
+  return out;
+}
+
+/** Position of `doc` in the ascending `docs`, or -1. */
+function indexOfDoc(docs: readonly number[], doc: number): number {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = docs[mid]!;
+    if (at === doc) return mid;
+    if (at < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 function clampLimit(limit: number | undefined): number {

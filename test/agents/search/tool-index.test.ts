@@ -74,16 +74,78 @@ describe('createToolIndex', () => {
     expect(names('directory listing')[0]).toBe('mcp__fs__list_directory');
   });
 
-  it('returns compact hits: catalog name, server, first sentence, parameters, score', () => {
+  it('returns compact hits: catalog name, server, first sentence, parameters, why, score, coverage', () => {
     const [hit] = index.search('read file', { limit: 1 });
     expect(hit).toEqual({
       name: 'mcp__fs__read_file',
       server: 'fs',
       description: 'Read the complete contents of a file as text.',
       params: 'path*, tail?, head?',
+      why: 'read in name; file in name',
       score: expect.any(Number),
+      coverage: 1,
     });
-    expect(Object.keys(hit!).sort()).toEqual(['description', 'name', 'params', 'score', 'server']);
+    expect(Object.keys(hit!).sort()).toEqual([
+      'coverage',
+      'description',
+      'name',
+      'params',
+      'score',
+      'server',
+      'why',
+    ]);
+  });
+
+  it('says why each hit matched: the tool word, the query word it stood for, and where', () => {
+    const [hit] = index.search('erase a file', { limit: 1 });
+    expect(hit?.name).toBe('mcp__fs__remove_file');
+    expect(hit?.why).toBe('remove (for "erase") in name; file in name');
+    const [nested] = index.search('observations', { limit: 1 });
+    expect(nested?.why).toBe('observations in parameters');
+  });
+
+  it('reaches a word the catalog does not use through words near it in meaning', () => {
+    const social = createToolIndex([
+      entry('social', 'post_update', 'Post a status update to the timeline.'),
+      entry('social', 'list_followers', 'List the accounts that follow you.'),
+    ]);
+    const [hit] = social.search('tweet that the release is out', { limit: 1 });
+    expect(hit?.name).toBe('mcp__social__post_update');
+    expect(hit?.why).toContain('post (near "tweet") in name');
+    // A word the catalog uses is matched as itself, not through its neighbours.
+    expect(social.search('follow', { limit: 5 }).map((h) => h.name)).toEqual(['mcp__social__list_followers']);
+  });
+
+  it('lifts the matching tools of a server whose own description uses the query words', () => {
+    const tools = [
+      entry('alpha', 'search', 'Search the index.'),
+      entry('beta', 'search', 'Search the index.'),
+    ];
+    const plain = createToolIndex(tools);
+    expect(plain.search('search documentation', { limit: 1 })[0]?.name).toBe('mcp__alpha__search');
+    const described = createToolIndex(tools, {
+      servers: [{ name: 'beta', description: 'Up-to-date library documentation' }],
+    });
+    expect(described.search('search documentation', { limit: 1 })[0]?.name).toBe('mcp__beta__search');
+    // Words the server does not say leave the order alone.
+    expect(described.search('search', { limit: 1 })[0]?.name).toBe('mcp__alpha__search');
+  });
+
+  it('tells how much of the query a hit covered', () => {
+    const [full] = index.search('charge a customer', { limit: 1 });
+    expect(full).toMatchObject({ name: 'mcp__billing__charge_card', coverage: 1 });
+    const [partial] = index.search('charge the zeppelin quickly', { limit: 1 });
+    expect(partial?.coverage).toBeLessThan(0.5);
+  });
+
+  it('does not expand short words by prefix into unrelated ones', () => {
+    const tools = createToolIndex([
+      entry('shell', 'run_command', 'Run a shell command.'),
+      entry('notes', 'add_note', 'Add a note.'),
+    ]);
+    // "com" once matched command, comment and company by prefix; "not" once met "note".
+    expect(tools.search('com', { limit: 5 })).toEqual([]);
+    expect(tools.search('not', { limit: 5 })).toEqual([]);
   });
 
   it('orders hits by descending score, ties by name', () => {
