@@ -18,6 +18,7 @@ export function attemptFailure(input: {
   readonly plan: EraPlan;
   readonly connectMs: number;
   readonly offered: string | undefined;
+  readonly probeServerError: number | undefined;
 }): SwitchboardError {
   const { transport } = input;
   // The network policy refused a connect: that is the answer, however the SDK wrapped it.
@@ -29,6 +30,7 @@ export function attemptFailure(input: {
     plan: input.plan,
     connectMs: input.connectMs,
     ...(input.offered !== undefined && { offered: input.offered }),
+    ...(input.probeServerError !== undefined && { probeServerError: input.probeServerError }),
     ...(transport instanceof StdioTransport &&
       transport.exitInfo && { exit: transport.exitInfo, stderrTail: transport.recentStderr }),
     ...(transport instanceof HttpTransport &&

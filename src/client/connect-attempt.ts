@@ -99,6 +99,7 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
         plan: attempt.plan,
         connectMs: config.timeouts.connectMs,
         offered: tap.offered(),
+        probeServerError: tap.probeServerError(),
       });
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);

@@ -23,6 +23,8 @@ export interface ConnectFailureFacts {
   readonly stderrTail?: readonly string[];
   /** The last non-2xx HTTP answer seen on the wire. */
   readonly httpFailure?: HttpFailure;
+  /** The HTTP 5xx the `server/discover` probe failed with, before any `initialize` (transport-tap.ts). */
+  readonly probeServerError?: number;
 }
 
 export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardError {
@@ -64,7 +66,13 @@ export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardE
       status,
       text: body,
     });
-    return mapSdkError(http, server, 'connect');
+    if (facts.probeServerError === undefined) return mapSdkError(http, server, 'connect');
+    // The probe failed, not the handshake: said so, and marked for the recovery (connect-recovery.ts).
+    const mapped = mapSdkError(http, server, 'server/discover');
+    return new SwitchboardError(mapped.code, mapped.message, {
+      cause: error,
+      details: { ...mapped.details, failedProbe: true },
+    });
   }
   if (negotiationFailed && pinned) {
     return new SwitchboardError(
