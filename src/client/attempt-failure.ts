@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import type { SwitchboardError } from '../core/errors.js';
-import { classifyConnectFailure } from './connect-errors.js';
+import { classifyConnectFailure, type StdoutNoise } from './connect-errors.js';
 import type { EraPlan } from './era.js';
 import { HttpTransport } from './transports/http.js';
 import { StdioTransport } from './transports/stdio.js';
@@ -19,6 +19,7 @@ export function attemptFailure(input: {
   readonly connectMs: number;
   readonly offered: string | undefined;
   readonly probeServerError: number | undefined;
+  readonly stdoutNoise: StdoutNoise;
 }): SwitchboardError {
   const { transport } = input;
   // The network policy refused a connect: that is the answer, however the SDK wrapped it.
@@ -31,8 +32,11 @@ export function attemptFailure(input: {
     connectMs: input.connectMs,
     ...(input.offered !== undefined && { offered: input.offered }),
     ...(input.probeServerError !== undefined && { probeServerError: input.probeServerError }),
-    ...(transport instanceof StdioTransport &&
-      transport.exitInfo && { exit: transport.exitInfo, stderrTail: transport.recentStderr }),
+    ...(transport instanceof StdioTransport && {
+      ...(transport.exitInfo && { exit: transport.exitInfo }),
+      stderrTail: transport.recentStderr,
+      stdoutNoise: input.stdoutNoise,
+    }),
     ...(transport instanceof HttpTransport &&
       transport.lastFailure && { httpFailure: transport.lastFailure }),
   });
