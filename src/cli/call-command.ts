@@ -8,6 +8,7 @@ import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openForTool } from './connect-servers.js';
 import { answerOneShot } from './one-shot-answers.js';
+import { jsonDocument } from './output/json-document.js';
 import { describeMedia, type SavedMedia, saveMedia } from './output/media-files.js';
 import { printable, styleFor } from './output/style.js';
 
@@ -175,24 +176,29 @@ function jsonOf(
   result: ToolResult,
   media: readonly SavedMedia[],
 ) {
-  return {
-    server,
-    tool,
-    qualifiedName,
-    isError: result.isError,
-    text: result.text,
-    structuredContent: result.kind === 'json' ? result.json : null,
-    ...(result.kind === 'json' &&
-      result.schema.status === 'invalid' && { schemaErrors: result.schema.errors }),
-    media: media.map((m) => ({
-      type: m.type,
-      mimeType: m.mimeType,
-      bytes: m.bytes,
-      path: m.path,
-      uri: m.uri ?? null,
-    })),
-    links: result.links.map((l) => ({ uri: l.uri, name: l.name, mimeType: l.mimeType ?? null })),
-  };
+  // The result as the server returned it (`content`, `_meta`, fields of a newer revision)
+  // after the conveniences; `structuredContent` is null when it sent none.
+  return jsonDocument(
+    {
+      server,
+      tool,
+      qualifiedName,
+      isError: result.isError,
+      text: result.text,
+      structuredContent: result.kind === 'json' ? result.json : null,
+      ...(result.kind === 'json' &&
+        result.schema.status === 'invalid' && { schemaErrors: result.schema.errors }),
+      media: media.map((m) => ({
+        type: m.type,
+        mimeType: m.mimeType,
+        bytes: m.bytes,
+        path: m.path,
+        uri: m.uri ?? null,
+      })),
+      links: result.links.map((l) => ({ uri: l.uri, name: l.name, mimeType: l.mimeType ?? null })),
+    },
+    result.raw,
+  );
 }
 
 function printResult(ctx: CliContext, result: ToolResult, media: readonly SavedMedia[]): void {

@@ -2,6 +2,7 @@ import { parameterList, renderSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openForTool } from './connect-servers.js';
+import { jsonDocument } from './output/json-document.js';
 import { printable, styleFor } from './output/style.js';
 import { renderTable } from './output/table.js';
 
@@ -25,24 +26,30 @@ export async function describeCommand(ctx: CliContext): Promise<ExitCode> {
     const parameters = parameterList((tool.tool.inputSchema ?? {}) as Record<string, unknown>);
     if (ctx.json) {
       ctx.out(
-        JSON.stringify({
-          server: tool.server,
-          name: tool.tool.name,
-          qualifiedName: tool.name,
-          title: tool.tool.title ?? null,
-          description: tool.tool.description ?? null,
-          signature,
-          parameters: parameters.map((p) => ({
-            name: p.name,
-            type: p.type,
-            required: p.required,
-            default: p.default ?? null,
-            description: p.description ?? null,
-          })),
-          inputSchema: tool.tool.inputSchema,
-          outputSchema: tool.tool.outputSchema ?? null,
-          annotations: tool.tool.annotations ?? null,
-        }),
+        JSON.stringify(
+          // The tool as the server listed it (`_meta`, `icons` …) after the conveniences.
+          jsonDocument(
+            {
+              server: tool.server,
+              name: tool.tool.name,
+              qualifiedName: tool.name,
+              title: tool.tool.title ?? null,
+              description: tool.tool.description ?? null,
+              signature,
+              parameters: parameters.map((p) => ({
+                name: p.name,
+                type: p.type,
+                required: p.required,
+                default: p.default ?? null,
+                description: p.description ?? null,
+              })),
+              inputSchema: tool.tool.inputSchema,
+              outputSchema: tool.tool.outputSchema ?? null,
+              annotations: tool.tool.annotations ?? null,
+            },
+            tool.tool,
+          ),
+        ),
       );
       return EXIT.ok;
     }

@@ -5,6 +5,7 @@ import { promptSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openForPrompt } from './connect-servers.js';
+import { jsonDocument } from './output/json-document.js';
 import { describeMedia, saveMedia } from './output/media-files.js';
 import { printable, styleFor } from './output/style.js';
 
@@ -44,12 +45,13 @@ export async function promptCommand(ctx: CliContext): Promise<ExitCode> {
     const result = await switchboard.host.getPrompt(server, prompt.name, args);
     if (ctx.json) {
       ctx.out(
-        JSON.stringify({
-          server,
-          name: prompt.name,
-          description: result.description ?? null,
-          messages: result.messages,
-        }),
+        // The result as returned (`_meta` …) after the conveniences.
+        JSON.stringify(
+          jsonDocument(
+            { server, name: prompt.name, description: result.description ?? null, messages: result.messages },
+            result,
+          ),
+        ),
       );
       return EXIT.ok;
     }

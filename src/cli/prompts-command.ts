@@ -2,6 +2,7 @@ import { promptSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openListing } from './connect-servers.js';
+import { jsonDocument } from './output/json-document.js';
 import { printable, styleFor } from './output/style.js';
 import { renderTable } from './output/table.js';
 import { unavailableServers, warnUnavailable } from './server-state.js';
@@ -26,17 +27,24 @@ export async function promptsCommand(ctx: CliContext): Promise<ExitCode> {
     if (ctx.json) {
       ctx.out(
         JSON.stringify({
-          prompts: prompts.map(({ server, item }) => ({
-            server,
-            name: item.name,
-            title: item.title ?? null,
-            description: item.description ?? null,
-            arguments: (item.arguments ?? []).map((a) => ({
-              name: a.name,
-              description: a.description ?? null,
-              required: a.required === true,
-            })),
-          })),
+          // Each prompt and argument as listed (`_meta`, `icons` …) after the conveniences.
+          prompts: prompts.map(({ server, item }) =>
+            jsonDocument(
+              {
+                server,
+                name: item.name,
+                title: item.title ?? null,
+                description: item.description ?? null,
+                arguments: (item.arguments ?? []).map((a) =>
+                  jsonDocument(
+                    { name: a.name, description: a.description ?? null, required: a.required === true },
+                    a,
+                  ),
+                ),
+              },
+              item,
+            ),
+          ),
           unavailable,
         }),
       );

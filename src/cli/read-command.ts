@@ -4,6 +4,7 @@ import { matchesUriTemplate } from './arguments/uri-template.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openServers } from './connect-servers.js';
+import { jsonDocument } from './output/json-document.js';
 import { describeMedia, saveMedia } from './output/media-files.js';
 import { printable } from './output/style.js';
 import { requireConnected } from './server-state.js';
@@ -42,7 +43,20 @@ export async function readCommand(ctx: CliContext): Promise<ExitCode> {
       contents.push({ uri: c.uri, mimeType: file!.mimeType, bytes: file!.bytes, path: file!.path });
     }
     if (ctx.json) {
-      ctx.out(JSON.stringify({ server, uri, contents }));
+      // The result as returned (`_meta`; each content's own fields, a blob's base64 too) after
+      // the conveniences: a saved file's `path` and `bytes` for binary content.
+      ctx.out(
+        JSON.stringify(
+          jsonDocument(
+            {
+              server,
+              uri,
+              contents: contents.map((c, index) => jsonDocument(c, result.contents[index] ?? {})),
+            },
+            result,
+          ),
+        ),
+      );
       return EXIT.ok;
     }
     // Text is printed as it is when piped (it is data), made safe on a terminal.

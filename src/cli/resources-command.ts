@@ -1,6 +1,7 @@
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openListing } from './connect-servers.js';
+import { jsonDocument } from './output/json-document.js';
 import { printable, styleFor } from './output/style.js';
 import { renderTable } from './output/table.js';
 import { unavailableServers, warnUnavailable } from './server-state.js';
@@ -24,22 +25,33 @@ export async function resourcesCommand(ctx: CliContext): Promise<ExitCode> {
     const catalog = host.catalog();
     const mine = <T extends { server: string }>(items: readonly T[]) =>
       items.filter((i) => only === undefined || i.server === only);
-    const resources = mine(catalog.resources).map(({ server, item }) => ({
-      server,
-      uri: item.uri,
-      name: item.name,
-      title: item.title ?? null,
-      mimeType: item.mimeType ?? null,
-      description: item.description ?? null,
-    }));
-    const resourceTemplates = mine(catalog.resourceTemplates).map(({ server, item }) => ({
-      server,
-      uriTemplate: item.uriTemplate,
-      name: item.name,
-      title: item.title ?? null,
-      mimeType: item.mimeType ?? null,
-      description: item.description ?? null,
-    }));
+    // Each resource and template as listed (`_meta`, `annotations`, `size` …) after the conveniences.
+    const resources = mine(catalog.resources).map(({ server, item }) =>
+      jsonDocument(
+        {
+          server,
+          uri: item.uri,
+          name: item.name,
+          title: item.title ?? null,
+          mimeType: item.mimeType ?? null,
+          description: item.description ?? null,
+        },
+        item,
+      ),
+    );
+    const resourceTemplates = mine(catalog.resourceTemplates).map(({ server, item }) =>
+      jsonDocument(
+        {
+          server,
+          uriTemplate: item.uriTemplate,
+          name: item.name,
+          title: item.title ?? null,
+          mimeType: item.mimeType ?? null,
+          description: item.description ?? null,
+        },
+        item,
+      ),
+    );
     const unavailable = unavailableServers(host);
     if (ctx.json) {
       ctx.out(JSON.stringify({ resources, resourceTemplates, unavailable }));

@@ -2,6 +2,7 @@ import { renderSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openListing } from './connect-servers.js';
+import { jsonDocument } from './output/json-document.js';
 import { printable, styleFor } from './output/style.js';
 import { truncate } from './output/table.js';
 import { unavailableServers, warnUnavailable } from './server-state.js';
@@ -31,17 +32,23 @@ export async function toolsCommand(ctx: CliContext): Promise<ExitCode> {
     if (ctx.json) {
       ctx.out(
         JSON.stringify({
-          tools: tools.map((t) => ({
-            server: t.server,
-            name: t.tool.name,
-            qualifiedName: t.name,
-            title: t.tool.title ?? null,
-            description: t.tool.description ?? null,
-            signature: renderSignature(t.tool),
-            inputSchema: t.tool.inputSchema,
-            outputSchema: t.tool.outputSchema ?? null,
-            annotations: t.tool.annotations ?? null,
-          })),
+          // Each tool as the server listed it (`_meta`, `icons` …) after the conveniences.
+          tools: tools.map((t) =>
+            jsonDocument(
+              {
+                server: t.server,
+                name: t.tool.name,
+                qualifiedName: t.name,
+                title: t.tool.title ?? null,
+                description: t.tool.description ?? null,
+                signature: renderSignature(t.tool),
+                inputSchema: t.tool.inputSchema,
+                outputSchema: t.tool.outputSchema ?? null,
+                annotations: t.tool.annotations ?? null,
+              },
+              t.tool,
+            ),
+          ),
           rejected: rejected.map(({ server, tool, reason, detail }) => ({ server, tool, reason, detail })),
           unavailable,
         }),

@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import type { SwitchboardError } from '../core/errors.js';
-import { classifyConnectFailure } from './connect-errors.js';
+import { classifyConnectFailure, type StdoutNoise } from './connect-errors.js';
 import type { EraPlan } from './era.js';
 import { HttpTransport } from './transports/http.js';
 import { StdioTransport } from './transports/stdio.js';
@@ -18,6 +18,8 @@ export function attemptFailure(input: {
   readonly plan: EraPlan;
   readonly connectMs: number;
   readonly offered: string | undefined;
+  readonly probeServerError: number | undefined;
+  readonly stdoutNoise: StdoutNoise;
 }): SwitchboardError {
   const { transport } = input;
   // The network policy refused a connect: that is the answer, however the SDK wrapped it.
@@ -29,8 +31,12 @@ export function attemptFailure(input: {
     plan: input.plan,
     connectMs: input.connectMs,
     ...(input.offered !== undefined && { offered: input.offered }),
-    ...(transport instanceof StdioTransport &&
-      transport.exitInfo && { exit: transport.exitInfo, stderrTail: transport.recentStderr }),
+    ...(input.probeServerError !== undefined && { probeServerError: input.probeServerError }),
+    ...(transport instanceof StdioTransport && {
+      ...(transport.exitInfo && { exit: transport.exitInfo }),
+      stderrTail: transport.recentStderr,
+      stdoutNoise: input.stdoutNoise,
+    }),
     ...(transport instanceof HttpTransport &&
       transport.lastFailure && { httpFailure: transport.lastFailure }),
   });

@@ -3,7 +3,7 @@ import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
 import { attemptFailure } from './attempt-failure.js';
 import { findAuthError } from './auth/auth-errors.js';
-import { versionError } from './connect-errors.js';
+import { type StdoutNoise, versionError } from './connect-errors.js';
 import type { ConnectAttempt } from './connect-recovery.js';
 import type { ConnectionOptions, LogEntry } from './connection-types.js';
 import { DirectRequests } from './direct-requests.js';
@@ -51,6 +51,8 @@ export interface AttemptWiring {
 
 export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring): Promise<Session> {
   const { config, options, log } = wiring;
+  // What the server wrote on stdout that is not JSON-RPC, counted for the failure message.
+  const noise: StdoutNoise = { lines: 0 };
   const transport = createUpstreamTransport(config, {
     env: options.env ?? process.env,
     sse: attempt.sse === true,
@@ -60,7 +62,11 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
     onStdoutNoise: (line) => {
       const repaired = repairNoiseLine(line);
       if (repaired) transport.onmessage?.(repaired);
-      else log('stdout', 'warning', `not JSON-RPC, ignored: ${line}`);
+      else {
+        noise.lines += 1;
+        noise.first ??= line;
+        log('stdout', 'warning', `not JSON-RPC, ignored: ${line}`);
+      }
     },
     ...(options.credentials && { credentials: options.credentials }),
     ...(options.onAuthorizationUrl && { onAuthorizationUrl: options.onAuthorizationUrl }),
@@ -110,6 +116,8 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
         plan: attempt.plan,
         connectMs: config.timeouts.connectMs,
         offered: tap.offered(),
+        probeServerError: tap.probeServerError(),
+        stdoutNoise: noise,
       });
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);

@@ -23,7 +23,20 @@ export interface ConnectFailureFacts {
   readonly stderrTail?: readonly string[];
   /** The last non-2xx HTTP answer seen on the wire. */
   readonly httpFailure?: HttpFailure;
+  /** The HTTP 5xx the `server/discover` probe failed with, before any `initialize` (transport-tap.ts). */
+  readonly probeServerError?: number;
+  /** What a stdio server wrote on stdout that is not JSON-RPC. */
+  readonly stdoutNoise?: StdoutNoise;
 }
+
+/** The stdout lines of a stdio server that are not JSON-RPC: how many, and the first. */
+export interface StdoutNoise {
+  lines: number;
+  first?: string;
+}
+
+/** How long the excerpt of a noise line in a message may be. */
+const NOISE_EXCERPT_CHARS = 120;
 
 export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardError {
   const { server, error, plan } = facts;
@@ -35,22 +48,38 @@ export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardE
   ) {
     return versionError(server, facts.offered, plan.supportedVersions);
   }
+  const noise =
+    facts.stdoutNoise !== undefined && facts.stdoutNoise.lines > 0 ? facts.stdoutNoise : undefined;
+  const noiseDetails = noise && {
+    stdoutNoise: { lines: noise.lines, first: noiseExcerpt(noise.first ?? '') },
+  };
   if (facts.exit && !facts.exit.requested) {
     const { code, signal } = facts.exit;
-    const tail = (facts.stderrTail ?? []).slice(-5).join(' | ');
+    const tail = stderrText(facts.stderrTail);
     return new SwitchboardError(
       'CONNECT_FAILED',
       `Server "${server}" exited (${signal ? `signal ${signal}` : `code ${code}`}) before the handshake finished.` +
         (tail ? ` Its last stderr lines: ${tail}.` : '') +
+        (noise ? ` It wrote ${noiseText(noise)}.` : '') +
         ' Run the command by hand to see why, and fix its arguments or environment.',
-      { cause: error, details: { server, exited: true, exitCode: code, signal } },
+      { cause: error, details: { server, exited: true, exitCode: code, signal, ...noiseDetails } },
     );
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    const within = `Server "${server}" did not finish the handshake within ${Math.round(facts.connectMs / 1000)} s`;
+    if (noise) {
+      // The usual cause: a banner, a log or a prompt on stdout, where only MCP messages may go.
+      return new SwitchboardError(
+        'CONNECT_TIMEOUT',
+        `${within}; it wrote ${noiseText(noise)}. A stdio server must write only MCP messages (JSON-RPC) on stdout ` +
+          'and its logs on stderr: check the command and its arguments (a flag that selects stdio mode?).',
+        { cause: error, details: { server, ...noiseDetails } },
+      );
+    }
+    const tail = stderrText(facts.stderrTail);
     return new SwitchboardError(
       'CONNECT_TIMEOUT',
-      `Server "${server}" did not finish the handshake within ${Math.round(facts.connectMs / 1000)} s. ` +
-        'Check that it is an MCP server on this transport, or raise timeouts.connect.',
+      `${within}${tail ? `; its last stderr lines: ${tail}` : ''}. Check that it is an MCP server on this transport, or raise timeouts.connect.`,
       { cause: error, details: { server } },
     );
   }
@@ -64,7 +93,13 @@ export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardE
       status,
       text: body,
     });
-    return mapSdkError(http, server, 'connect');
+    if (facts.probeServerError === undefined) return mapSdkError(http, server, 'connect');
+    // The probe failed, not the handshake: said so, and marked for the recovery (connect-recovery.ts).
+    const mapped = mapSdkError(http, server, 'server/discover');
+    return new SwitchboardError(mapped.code, mapped.message, {
+      cause: error,
+      details: { ...mapped.details, failedProbe: true },
+    });
   }
   if (negotiationFailed && pinned) {
     return new SwitchboardError(
@@ -84,6 +119,31 @@ export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardE
       details: { ...mapped.details, server },
     },
   );
+}
+
+/** "12 lines on stdout that are not JSON-RPC, the first: `…`" */
+function noiseText(noise: StdoutNoise): string {
+  const lines = noise.lines === 1 ? '1 line' : `${noise.lines} lines`;
+  return `${lines} on stdout that ${noise.lines === 1 ? 'is' : 'are'} not JSON-RPC, the first: \`${noiseExcerpt(noise.first ?? '')}\``;
+}
+
+/** A line of a server's output fit for one line of a message: control characters out, bounded. */
+function noiseExcerpt(line: string): string {
+  const flat = line
+    // ANSI escape sequences (colours of a banner) whole, then any other control character.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what is removed.
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
+  return flat.length > NOISE_EXCERPT_CHARS ? `${flat.slice(0, NOISE_EXCERPT_CHARS)}…` : flat;
+}
+
+function stderrText(tail: readonly string[] | undefined): string {
+  return (tail ?? [])
+    .slice(-5)
+    .map((line) => noiseExcerpt(line))
+    .join(' | ');
 }
 
 /** The version a plan insists on: a pinned revision, or the modern one for `modern`. */

@@ -7,6 +7,9 @@ import type { EraPlan } from './era.js';
  *  - A cached era verdict that no longer holds → forget it, negotiate afresh.
  *  - `auto` on stdio and the server exited during the probe → servers built on older SDKs die
  *    on an unknown pre-initialize request: start it again, straight to `initialize`.
+ *  - `auto` over HTTP and `server/discover` got a 5xx → the server fails on a method it does
+ *    not know (servers on older SDKs do; the SDK gives up here): connect once more, straight
+ *    to `initialize`; if that works the server speaks the old protocol, a verdict to remember.
  *  - Streamable HTTP got a 4xx (not 401/403) → spec 2025-03-26 "Backwards Compatibility": an
  *    old HTTP+SSE server; try the SSE transport on the same URL.
  * Errors no retry can fix (missing command, unset variable, unsupported version, a login
@@ -23,6 +26,8 @@ export interface Recovery {
   readonly reason: string;
   /** The cached verdict was wrong and must be dropped. */
   readonly forgetVerdict: boolean;
+  /** The era verdict the attempt teaches when it succeeds (era.ts). */
+  readonly teaches?: 'legacy';
 }
 
 export function planRecovery(
@@ -65,6 +70,14 @@ export function planRecovery(
     };
   }
   const status = sw?.details.status;
+  if (mode === 'auto' && transport !== 'stdio' && sw?.details.failedProbe === true) {
+    return {
+      attempt: { plan: { ...plan, prior: { kind: 'legacy' } } },
+      reason: `server/discover got HTTP ${String(status)}; trying initialize`,
+      forgetVerdict: false,
+      teaches: 'legacy',
+    };
+  }
   if (
     transport === 'http' &&
     (mode === 'auto' || mode === 'legacy') &&

@@ -21,6 +21,7 @@ export async function establishSession(options: EstablishOptions): Promise<Sessi
   const plan = planEra(config.protocol, eraStore.get(identity), Date.now(), options.probeTimeoutMs);
   let session: Session;
   let used = plan;
+  let taught: 'legacy' | undefined;
   try {
     try {
       session = await openSession({ plan }, options);
@@ -32,10 +33,13 @@ export async function establishSession(options: EstablishOptions): Promise<Sessi
       used = retry.attempt.plan;
       try {
         session = await openSession(retry.attempt, options);
+        taught = retry.teaches;
       } catch (second) {
-        // When the HTTP+SSE fallback fails too, the first answer is the one that explains.
-        if (!retry.attempt.sse || !(error instanceof SwitchboardError)) throw second;
-        log('lifecycle', 'info', `HTTP+SSE fallback failed too: ${describeError(second)}`);
+        // When a fallback (HTTP+SSE, initialize after a failed probe) fails too, the first
+        // answer is the one that explains.
+        const fallback = retry.attempt.sse === true || retry.teaches !== undefined;
+        if (!fallback || !(error instanceof SwitchboardError)) throw second;
+        log('lifecycle', 'info', `the fallback failed too: ${describeError(second)}`);
         throw error;
       }
     }
@@ -46,13 +50,10 @@ export async function establishSession(options: EstablishOptions): Promise<Sessi
   const era = isModernVersion(version) ? 'modern' : 'legacy';
   const probe = session.tap.probe();
   const discover = session.client.getDiscoverResult();
-  const verdict = verdictOf(config.protocol, {
-    plan: used,
-    era,
-    probe,
-    at: Date.now(),
-    ...(discover && { discover }),
-  });
+  const verdict =
+    taught === 'legacy' && era === 'legacy'
+      ? ({ kind: 'legacy', at: Date.now() } as const)
+      : verdictOf(config.protocol, { plan: used, era, probe, at: Date.now(), ...(discover && { discover }) });
   if (verdict) eraStore.set(identity, verdict);
   else if (config.protocol.kind === 'auto' && probe === 'unanswered') {
     log(

@@ -63,8 +63,13 @@ export class ProgressRouter {
 export interface WireTap {
   /** The protocol version the server offered in its `initialize` result, if one came. */
   offered(): string | undefined;
-  /** `none`: no `server/discover` went out; else whether one got an answer (an HTTP status counts). */
+  /** `none`: no `server/discover` went out; else whether one got an answer (a 4xx HTTP status counts). */
   probe(): 'none' | 'answered' | 'unanswered';
+  /**
+   * The HTTP 5xx the probe failed with before any `initialize` went out: the server failing,
+   * not an answer about the method, so no verdict (connect-recovery.ts falls back once).
+   */
+  probeServerError(): number | undefined;
   /** The list walks under way on this transport. */
   readonly walks: ListWalks;
 }
@@ -83,6 +88,7 @@ export function tapTransport(
   const walks = new ListWalks();
   const probes = new Set<RequestId>();
   let answered = false;
+  let serverError: number | undefined;
   // Once `initialize` goes out, the SDK has given up on the probe: a late answer decided nothing.
   let fellBack = false;
   interceptInbound(transport, (message) => {
@@ -107,8 +113,11 @@ export function tapTransport(
     },
     failed: (message, error) => {
       const id = (message as { id?: RequestId }).id;
-      // An HTTP status is the server's answer ("no such method" as 400, 404, 405…).
-      if (!fellBack && id !== undefined && probes.has(id) && error instanceof SdkHttpError) answered = true;
+      // A 4xx is the server's answer ("no such method" as 400, 404, 405…); a 5xx is it failing.
+      if (!fellBack && id !== undefined && probes.has(id) && error instanceof SdkHttpError) {
+        if (error.status >= 500) serverError = error.status;
+        else answered = true;
+      }
     },
   });
   let offered: string | undefined;
@@ -120,6 +129,7 @@ export function tapTransport(
   return {
     offered: () => offered,
     probe: () => (probes.size === 0 ? 'none' : answered ? 'answered' : 'unanswered'),
+    probeServerError: () => serverError,
     walks,
   };
 }

@@ -145,6 +145,8 @@ describe('switchboard call', () => {
       structuredContent: { sum: 5 },
       media: [],
       links: [],
+      content: [{ type: 'text', text: '{"sum":5}' }],
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'kitchen-sink', version: '1.0.0' } },
     });
     // The broken server was never started by these one-shot calls.
     expect(await startsOfBroken()).toBe(0);
@@ -368,6 +370,41 @@ describe('switchboard tools and describe', () => {
   });
 });
 
+describe('--json carries the MCP objects', () => {
+  it('prints tools as listed and results as returned, _meta and content included', async () => {
+    const [tools, describeJson, call, image] = await Promise.all([
+      sb('auto', ['--json', 'tools', 'kitchen']),
+      sb('auto', ['--json', 'describe', 'kitchen.app']),
+      sb('auto', ['--json', 'call', 'kitchen.app']),
+      sb('auto', ['--json', 'call', 'kitchen.image']),
+    ]);
+    const app = tools.json().tools.find((t: { name: string }) => t.name === 'app');
+    expect(app).toMatchObject({
+      name: 'app',
+      qualifiedName: 'mcp__kitchen__app',
+      _meta: { ui: { resourceUri: 'ui://kitchen/app.html' } },
+    });
+    expect(describeJson.json()._meta).toEqual({ ui: { resourceUri: 'ui://kitchen/app.html' } });
+    expect(call.code).toBe(0);
+    expect(call.json()).toMatchObject({
+      // The conveniences, as before…
+      server: 'kitchen',
+      tool: 'app',
+      text: 'app opened',
+      structuredContent: { opened: true },
+      // …and the result's own fields as the server sent them.
+      content: [{ type: 'text', text: 'app opened' }],
+      _meta: { 'kitchen/trace': 'app-1' },
+    });
+    // Media is saved to files and still in the raw content, base64 as sent.
+    expect(image.json().content).toEqual([
+      { type: 'image', data: expect.stringMatching(/^iVBOR/), mimeType: 'image/png' },
+      { type: 'text', text: 'an image' },
+    ]);
+    expect(image.json().media).toHaveLength(1);
+  });
+});
+
 describe('switchboard resources and read', () => {
   it('lists resources and templates, reads text and saves blobs', async () => {
     const [human, json, text, blob, nothing] = await Promise.all([
@@ -406,6 +443,8 @@ describe('switchboard resources and read', () => {
     const [content] = blob.json().contents;
     expect(content).toMatchObject({ uri: 'kitchen://blob', mimeType: 'application/octet-stream', bytes: 10 });
     expect(await readFile(content.path, 'utf8')).toBe('hello blob');
+    // The content as the server sent it comes along: its base64 blob beside the saved file.
+    expect(content.blob).toBe(Buffer.from('hello blob').toString('base64'));
     expect((await stat(content.path)).isFile()).toBe(true);
     expect(blob.json()).toMatchObject({ server: 'kitchen', uri: 'kitchen://blob' });
     expect(nothing.code).toBe(2);
@@ -438,6 +477,7 @@ describe('switchboard prompts and prompt', () => {
       name: 'greet',
       description: null,
       messages: [{ role: 'user', content: { type: 'text', text: 'Hello, al!' } }],
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'kitchen-sink', version: '1.0.0' } },
     });
     expect(missing.code).toBe(2);
     expect(missing.json().error.message).toBe('kitchen.greet needs name: greet(name).');

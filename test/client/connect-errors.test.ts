@@ -46,6 +46,53 @@ describe('classifyConnectFailure', () => {
     expect(e.message).toContain('60 s');
   });
 
+  it('says what a server that timed out wrote instead of JSON-RPC: a count and a bounded first line', () => {
+    const timeout = new SdkError(SdkErrorCode.RequestTimeout, 't');
+    const first = `\u001b[1mWelcome\u001b[0m ${'='.repeat(300)}`;
+    const e = classifyConnectFailure({
+      ...base,
+      error: timeout,
+      plan: legacy,
+      stderrTail: [],
+      stdoutNoise: { lines: 12, first },
+    });
+    expect(e.code).toBe('CONNECT_TIMEOUT');
+    expect(e.message).toContain(
+      'within 60 s; it wrote 12 lines on stdout that are not JSON-RPC, the first: `',
+    );
+    expect(e.message).not.toContain('\u001b');
+    expect(e.message).toContain(`Welcome ${'='.repeat(112)}…\``);
+    expect(e.details.stdoutNoise).toEqual({ lines: 12, first: `Welcome ${'='.repeat(112)}…` });
+    const one = classifyConnectFailure({
+      ...base,
+      error: timeout,
+      plan: legacy,
+      stdoutNoise: { lines: 1, first: 'hello' },
+    });
+    expect(one.message).toContain('it wrote 1 line on stdout that is not JSON-RPC, the first: `hello`');
+    // Nothing on stdout but something on stderr: that is what was seen.
+    const quiet = classifyConnectFailure({
+      ...base,
+      error: timeout,
+      plan: legacy,
+      stderrTail: ['waiting for a license'],
+      stdoutNoise: { lines: 0 },
+    });
+    expect(quiet.message).toContain('its last stderr lines: waiting for a license');
+    expect(quiet.details.stdoutNoise).toBeUndefined();
+    // A server that exits after its banner: the exit, and the banner.
+    const exited = classifyConnectFailure({
+      ...base,
+      error: new Error('closed'),
+      plan: legacy,
+      exit: { code: 1, signal: null, requested: false },
+      stdoutNoise: { lines: 2, first: 'usage: demo [--stdio]' },
+    });
+    expect(exited.message).toContain(
+      'It wrote 2 lines on stdout that are not JSON-RPC, the first: `usage: demo [--stdio]`',
+    );
+  });
+
   it('recovers the HTTP status the SDK dropped, except a 400 to a pinned probe', () => {
     const negotiation = new SdkError(SdkErrorCode.EraNegotiationFailed, 'no');
     const e404 = classifyConnectFailure({

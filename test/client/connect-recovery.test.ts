@@ -47,6 +47,24 @@ describe('planRecovery', () => {
     ).toBeUndefined();
   });
 
+  it('goes straight to initialize once when the probe got a 5xx, and says what that teaches', () => {
+    const r = planRecovery(err('UPSTREAM_HTTP', { status: 500, failedProbe: true }), probe, http);
+    expect(r?.attempt).toEqual({ plan: { ...probe, prior: { kind: 'legacy' } } });
+    expect(r?.teaches).toBe('legacy');
+    expect(r?.reason).toContain('HTTP 500');
+    const sse: typeof http = { ...http, transport: { kind: 'sse', url: 'http://h/sse', headers: {} } };
+    expect(planRecovery(err('UPSTREAM_HTTP', { status: 503, failedProbe: true }), probe, sse)?.teaches).toBe(
+      'legacy',
+    );
+    // A pinned or modern entry has no older protocol to fall back to.
+    expect(
+      planRecovery(err('UPSTREAM_HTTP', { status: 500, failedProbe: true }), probe, {
+        ...http,
+        protocol: { kind: 'modern' },
+      }),
+    ).toBeUndefined();
+  });
+
   it('never retries what a retry cannot fix', () => {
     for (const code of ['SPAWN_FAILED', 'ENV_VAR_MISSING', 'PROTOCOL_VERSION_UNSUPPORTED'] as const) {
       expect(planRecovery(err(code), { ...probe, prior: { kind: 'legacy' } }, stdio)).toBeUndefined();

@@ -203,3 +203,31 @@ describe.each([
     }
   });
 });
+
+describe.each([500, 502, 503])('auto over HTTP when server/discover gets HTTP %i', (status) => {
+  it('falls back to initialize once and remembers the legacy verdict', async () => {
+    const server = await startMisbehavingHttp({ mode: 'json', discoverStatus: status });
+    try {
+      const store = new MemoryEraVerdictStore();
+      const logs: LogEntry[] = [];
+      const config = normalizeServerEntry({ name: 'five', url: server.url });
+      const first = new Connection({ config, eraStore: store, onLog: (e) => logs.push(e) });
+      open.push(first);
+      await first.connect();
+      expect(first.era).toBe('legacy');
+      expect(server.requests['server/discover']).toBe(1);
+      expect(server.requests.initialize).toBe(1);
+      expect(logs.some((l) => l.text.includes(`HTTP ${status}`) && l.text.includes('initialize'))).toBe(true);
+      expect(store.get(serverIdentity(config.transport))?.kind).toBe('legacy');
+      // The verdict holds: the next connect goes straight to initialize, with no probe.
+      const second = new Connection({ config, eraStore: store });
+      open.push(second);
+      await second.connect();
+      expect(second.era).toBe('legacy');
+      expect(server.requests['server/discover']).toBe(1);
+      expect(server.requests.initialize).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});

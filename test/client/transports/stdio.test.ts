@@ -80,6 +80,23 @@ describe('stdio transport', () => {
     expect(await processesInGroup(Number(started![1]))).toEqual([]);
   });
 
+  it('says what a server that never handshakes wrote instead of JSON-RPC, as counted', async () => {
+    const logs: LogEntry[] = [];
+    // 5 s: the banner is written at start, well before then even on a loaded machine.
+    const conn = misbehaving('garbage-only', { timeouts: { connect: 5 } }, logs);
+    const error = await conn.connect().catch((e) => e);
+    expect(isSwitchboardError(error, 'CONNECT_TIMEOUT')).toBe(true);
+    const ignored = logs.filter((l) => l.source === 'stdout' && l.text.startsWith('not JSON-RPC, ignored'));
+    expect(ignored).toHaveLength(12);
+    expect(error.message).toContain(
+      'within 5 s; it wrote 12 lines on stdout that are not JSON-RPC, the first: `Welcome to the demo server',
+    );
+    expect(error.details.stdoutNoise).toEqual({
+      lines: 12,
+      first: expect.stringMatching(/^Welcome to the demo server =.{80,}…$/),
+    });
+  });
+
   it('reports a server that exits at start with its code and stderr', async () => {
     const conn = misbehaving('exit-at-start');
     const error = await conn.connect().catch((e) => e);
