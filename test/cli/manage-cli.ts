@@ -40,14 +40,15 @@ export interface CliProcess {
 const running = new Set<ChildProcess>();
 
 export function startCli(place: CliPlace, ...args: string[]): CliProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', main, '--config', place.project, '--data-dir', place.data, ...args],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', HOME: place.home, ...place.env },
-    },
-  );
+  return startCliWith(place, ['--config', place.project, '--data-dir', place.data, ...args]);
+}
+
+/** Like `startCli`, with the arguments exactly as given (no --config or --data-dir added). */
+export function startCliWith(place: CliPlace, args: readonly string[]): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', HOME: place.home, ...place.env },
+  });
   running.add(child);
   const out: string[] = [];
   const err: string[] = [];
