@@ -67,9 +67,9 @@ await writeFile(
 const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: '1' };
 const inProject = ['--config', project, '--data-dir', data];
 
-const gateway = spawn(process.execPath, [...cli, ...inProject, '--json', 'serve', '--port', '0'], {
+const gateway = spawn(process.execPath, [...cli, ...inProject, '--json', '--quiet', 'serve', '--port', '0'], {
   env,
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'pipe', 'ignore'],
 });
 const listening = await new Promise<string>((resolve, reject) => {
   createInterface({ input: gateway.stdout! }).once('line', (line) => resolve(line));
@@ -91,6 +91,17 @@ async function apiCall(): Promise<number> {
   return performance.now() - start;
 }
 
+/** Until the gateway's server is connected (bounded: a minute). */
+async function connected(): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const res = await fetch(`${origin}/api/servers`, { headers: { authorization: `Bearer ${token}` } });
+    const { servers } = (await res.json()) as { servers: { state: string }[] };
+    if (servers[0]?.state === 'connected') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the gateway never connected its server');
+}
+
 const targets: Record<string, () => Promise<number>> = {
   "node -e ''": () => timed(['-e', ''], env),
   '--help': () => timed([...cli, '--help'], env),
@@ -103,6 +114,7 @@ const targets: Record<string, () => Promise<number>> = {
 };
 const samples = new Map<string, number[]>(Object.keys(targets).map((k) => [k, []]));
 try {
+  await connected();
   for (let i = 0; i < 3; i++) await apiCall();
   for (let round = 0; round < ROUNDS; round++)
     for (const [name, run] of Object.entries(targets)) samples.get(name)!.push(await run());

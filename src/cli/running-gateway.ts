@@ -1,8 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { SwitchboardError, type SwitchboardErrorCode } from '../core/errors.js';
-import { readLocalToken } from '../gateway/http/auth/local-token.js';
 import type { CliContext } from './cli-context.js';
 
 /**
@@ -83,6 +81,8 @@ export async function runningGateway(ctx: CliContext): Promise<RunningGateway | 
   const announcement = readAnnouncement(join(ctx.dataDir, GATEWAY_FILE));
   if (announcement === undefined || announcement.projectFile !== ctx.projectFile) return undefined;
   if (!alive(announcement.pid)) return undefined;
+  // Loaded only now: a verb with no gateway to ask never reads the token code (or node:http).
+  const { readLocalToken } = await import('../gateway/http/auth/local-token.js');
   const token = await readLocalToken(ctx.dataDir).catch(() => undefined);
   return token === undefined ? undefined : { ...announcement, token };
 }
@@ -98,7 +98,7 @@ const READ_TIMEOUT_MS = 10_000;
  * for an error status, or GatewayUnreachable when it cannot be asked (refused connection, a
  * 401 because configured auth takes no local token): the caller then works locally.
  */
-export function askGateway<T>(
+export async function askGateway<T>(
   gateway: RunningGateway,
   method: 'GET' | 'POST',
   path: string,
@@ -106,6 +106,7 @@ export function askGateway<T>(
   options: { readonly timeoutMs?: number } = {},
 ): Promise<T> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
+  const { request } = await import('node:http');
   return new Promise<T>((resolve, reject) => {
     const req = request(
       new URL(path, gateway.url),

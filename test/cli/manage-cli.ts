@@ -33,8 +33,8 @@ export interface CliProcess {
   readonly out: string[];
   readonly err: string[];
   readonly done: Promise<CliResult>;
-  /** Waits until stdout has a line that passes `test` (bounded). */
-  waitForLine(test: (line: string) => boolean, what: string): Promise<string>;
+  /** Waits until stdout has a line that passes `test` (bounded: 15 s unless `timeoutMs`). */
+  waitForLine(test: (line: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
 }
 
 const running = new Set<ChildProcess>();
@@ -72,11 +72,11 @@ export function startCliWith(place: CliPlace, args: readonly string[]): CliProce
     out,
     err,
     done,
-    waitForLine: async (test, what) => {
+    waitForLine: async (test, what, timeoutMs = 15_000) => {
       const found = await eventually(
         () => out.find(test),
         (line) => line !== undefined || child.exitCode !== null,
-        { what: `${what} (stderr: ${err.join(' | ')})`, timeoutMs: 15_000 },
+        { what: `${what} (stderr: ${err.join(' | ')})`, timeoutMs },
       );
       if (found === undefined) throw new Error(`the CLI ended before ${what}: ${err.join('\n')}`);
       return found;
