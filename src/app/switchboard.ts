@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
 import { readSecretsEnv } from '../config-files/secrets-env.js';
 import { Host, type HostOptions } from '../host/host.js';
+import { DATABASE_URL_ENV } from './database-env.js';
 
 /**
  * The composition root: reads the configuration files and builds a running Host from them.
@@ -11,6 +12,8 @@ import { Host, type HostOptions } from '../host/host.js';
 export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
   /** Where `switchboard.json` is looked for. Default: the working directory. */
   readonly projectDir?: string;
+  /** The project's config file, when it is not `<projectDir>/switchboard.json`. */
+  readonly projectFile?: string;
   /** Whose `~/.switchboard/config.json` is read. Default: the user's home. */
   readonly homeDir?: string;
   /**
@@ -20,8 +23,7 @@ export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
   readonly only?: readonly string[];
 }
 
-/** The environment variable naming a PostgreSQL store (`postgres://user:pass@host/db`). */
-export const DATABASE_URL_ENV = 'SWITCHBOARD_DATABASE_URL';
+export { DATABASE_URL_ENV };
 
 export interface Switchboard {
   readonly host: Host;
@@ -42,10 +44,14 @@ export interface Switchboard {
 export async function createSwitchboard(options: SwitchboardOptions = {}): Promise<Switchboard> {
   const homeDir = options.homeDir ?? homedir();
   const config = await loadConfig(
-    { projectDir: options.projectDir ?? process.cwd(), homeDir },
+    {
+      projectDir: options.projectDir ?? process.cwd(),
+      ...(options.projectFile !== undefined && { projectFile: options.projectFile }),
+      homeDir,
+    },
     { invalidEntries: 'collect' },
   );
-  const { projectDir: _p, homeDir: _h, ...hostOptions } = options;
+  const { projectDir: _p, projectFile: _f, homeDir: _h, ...hostOptions } = options;
   const only = options.only;
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
   const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];

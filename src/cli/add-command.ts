@@ -1,4 +1,4 @@
-import { projectConfigPath, userConfigPath } from '../config-files/load-config.js';
+import { userConfigPath } from '../config-files/load-config.js';
 import { writeServerEntries } from '../config-files/write-entries.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { normalizeServerEntry, type RawServerEntryFields } from '../core/server-config.js';
@@ -84,7 +84,7 @@ export function parseAddArgs(args: readonly string[]): AddRequest {
 export async function addCommand(ctx: CliContext): Promise<ExitCode> {
   const request = parseAddArgs(ctx.args);
   const { name, fields } = request;
-  const file = request.user ? userConfigPath(ctx.homeDir) : projectConfigPath(ctx.projectDir);
+  const file = request.user ? userConfigPath(ctx.homeDir) : ctx.projectFile;
   // The host's own check, so a refused entry never reaches the file.
   normalizeServerEntry({ name, ...fields }, { file });
   const view = await openSetup(ctx);

@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config-files/load-config.js';
-import { SwitchboardError } from '../core/errors.js';
 import { loginServer } from '../host/auth/host-login.js';
+import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
+import { noSuchServer } from './configured-servers.js';
 import { openCredentials } from './credential-store.js';
 
 /**
@@ -17,31 +17,23 @@ export const AUTH_USAGE = `usage: switchboard auth <server> [--no-browser] [--lo
   machine) and stores the tokens. --logout forgets them.`;
 
 export async function authCommand(ctx: CliContext): Promise<ExitCode> {
-  const { values, positionals } = parseArgs({
-    args: [...ctx.args],
-    options: {
-      'no-browser': { type: 'boolean', default: false },
-      logout: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseVerbArgs(ctx.args, {
+    'no-browser': { type: 'boolean', default: false },
+    logout: { type: 'boolean', default: false },
   });
   const name = positionals[0];
   if (!name || positionals.length > 1) throw new UsageError('auth takes exactly one server name.');
   // Another entry's mistake does not stop a login; this entry's own is the error.
   const config = await loadConfig(
-    { projectDir: ctx.projectDir, homeDir: ctx.homeDir },
+    { projectDir: ctx.projectDir, projectFile: ctx.projectFile, homeDir: ctx.homeDir },
     { invalidEntries: 'collect' },
   );
   const server = config.servers.find((s) => s.name === name);
   const invalid = config.invalid?.find((e) => e.name === name);
   if (invalid) throw invalid.error;
   if (!server) {
-    throw new SwitchboardError(
-      'NOT_FOUND',
-      `No server named "${name}" in ${config.files.project.path} or ${config.files.user.path}. ` +
-        `Known: ${config.servers.map((s) => s.name).join(', ') || '(none)'}.`,
-    );
+    // Logins are for config-file entries (their auth section), so only those are named.
+    throw noSuchServer(name, { config, servers: config.servers }, { store: false });
   }
   const { credentials, close } = await openCredentials(ctx);
   try {

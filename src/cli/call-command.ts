@@ -11,6 +11,7 @@ import { answerOneShot } from './one-shot-answers.js';
 import { jsonDocument } from './output/json-document.js';
 import { describeMedia, type SavedMedia, saveMedia } from './output/media-files.js';
 import { printable, styleFor } from './output/style.js';
+import { viaGateway } from './running-gateway.js';
 
 /**
  * `switchboard call <server.tool> [key=value …]`: calls one tool through the host, so policy,
@@ -46,10 +47,20 @@ export async function callCommand(ctx: CliContext): Promise<ExitCode> {
     throw new UsageError('--args - and --interactive both read stdin; pass the arguments inline instead.');
   const timeoutMs = values.timeout === undefined ? undefined : seconds(values.timeout);
   const base = values.args === undefined ? {} : await jsonArgs(ctx, values.args);
-  const { switchboard, server, item: tool } = await openForTool(ctx, ref);
-  const { host } = switchboard;
   const stdinIsTty = (ctx.stdin as { isTTY?: boolean }).isTTY === true;
   const interactive = values.interactive || (stdinIsTty && values.args !== '-');
+  // A running gateway has the server connected already. Not when questions are to be asked
+  // here, nor with --yes: the gateway puts its approvals to its own front-ends (dashboard,
+  // `switchboard inbox`), where this command's --yes does not reach.
+  if (!interactive && !values.yes) {
+    const request = { ref, base, words, ...(timeoutMs !== undefined && { timeoutMs }) };
+    const code = await viaGateway(ctx, async (gateway) =>
+      (await import('./gateway-call.js')).callViaGateway(ctx, gateway, request),
+    );
+    if (code !== undefined) return code;
+  }
+  const { switchboard, server, item: tool } = await openForTool(ctx, ref);
+  const { host } = switchboard;
   // Attached first: what it answers never reaches the terminal prompt.
   const answered =
     values.yes || !interactive

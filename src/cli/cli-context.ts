@@ -12,8 +12,12 @@ export interface CliContext {
   readonly json: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;
-  /** Where `switchboard.json` is looked for. */
+  /** `--local`: start the servers here even when a gateway runs on the data dir (running-gateway.ts). */
+  readonly local: boolean;
+  /** Where `switchboard.json` is looked for (`--config DIR`, or the directory of `--config FILE`). */
   readonly projectDir: string;
+  /** The project's config file: `<projectDir>/switchboard.json`, or the file `--config` named. */
+  readonly projectFile: string;
   readonly homeDir: string;
   readonly dataDir: string;
   /** How `dataDir` was chosen (data-dir.ts); absent means the flag's or the caller's own. */
@@ -35,19 +39,27 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** A verb: what it runs and its `--help` text. */
 /** What a verb's module gives: the command and its usage text. */
 export type VerbModule = { readonly run: (ctx: CliContext) => Promise<ExitCode>; readonly usage: string };
+
+/**
+ * What the global usage and `help <verb>` show of a verb without loading its module: one line
+ * of what it does, and 1–3 command lines to copy.
+ */
+export interface VerbHelp {
+  readonly summary: string;
+  readonly examples: readonly string[];
+}
 
 /**
  * A verb, loaded when it is used: a CLI start reads only the modules of the verb it runs (and
  * their dependencies), not those of every verb — the gateway, the SDK server, the store.
  */
-export type Verb = { readonly load: () => Promise<VerbModule> };
+export type Verb = VerbHelp & { readonly load: () => Promise<VerbModule> };
 
 /** A verb whose module is imported on first use; `pick` takes its command and usage out of it. */
-export function lazy<M>(importer: () => Promise<M>, pick: (module: M) => VerbModule): Verb {
-  return { load: async () => pick(await importer()) };
+export function lazy<M>(help: VerbHelp, importer: () => Promise<M>, pick: (module: M) => VerbModule): Verb {
+  return { ...help, load: async () => pick(await importer()) };
 }
 
 /** A usage mistake: exit 2 with the message and the verb's usage. */

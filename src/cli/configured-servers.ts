@@ -11,6 +11,7 @@ import { registrationOf } from '../host/server-registry.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store, StoredServer } from '../storage/ports.js';
 import type { CliContext } from './cli-context.js';
+import { didYouMean } from './help/suggest.js';
 
 /**
  * The servers as the host would start them, without starting any: the config files merged
@@ -65,7 +66,7 @@ export async function openStoreIfAny(ctx: Pick<CliContext, 'env' | 'dataDir'>): 
  */
 export async function openSetup(ctx: CliContext): Promise<SetupView> {
   const config = await loadConfig(
-    { projectDir: ctx.projectDir, homeDir: ctx.homeDir },
+    { projectDir: ctx.projectDir, projectFile: ctx.projectFile, homeDir: ctx.homeDir },
     { invalidEntries: 'collect' },
   );
   const store = await openStoreIfAny(ctx);
@@ -120,13 +121,46 @@ export async function openSetup(ctx: CliContext): Promise<SetupView> {
 export function findServer(view: SetupView, name: string): ConfiguredServer {
   const found = view.servers.find((s) => s.name === name);
   if (found) return found;
+  throw noSuchServer(name, view);
+}
+
+/**
+ * NOT_FOUND for a server name that is neither in the config files nor registered: where it was
+ * looked for, every name that is configured, and the nearest ones ("did you mean").
+ */
+export function noSuchServer(
+  name: string,
+  view: {
+    readonly config: Pick<LoadedConfig, 'files'>;
+    readonly servers: readonly { readonly name: string }[];
+  },
+  options: { readonly store?: boolean } = {},
+): SwitchboardError {
   const known = view.servers.map((s) => s.name);
-  throw new SwitchboardError(
+  const { project, user } = view.config.files;
+  const places =
+    options.store === false
+      ? `${project.path} or ${user.path}`
+      : `${project.path}, ${user.path} or the store`;
+  return new SwitchboardError(
     'NOT_FOUND',
-    `No server named "${name}" in ${view.config.files.project.path}, ${view.config.files.user.path} ` +
-      `or the store. Known: ${known.join(', ') || '(none)'}. Add one with "switchboard add".`,
-    { details: { server: name } },
+    `No server named "${name}" in ${places}.${didYouMean(name, known)} ` +
+      (known.length > 0
+        ? `Configured: ${known.join(', ')}.`
+        : 'None is configured: add one with "switchboard add" (or give --config the directory or file that has them).'),
+    { details: { server: name, configured: known } },
   );
+}
+
+/** Throws `noSuchServer` for the first of `names` that is not configured (files or store). */
+export async function requireConfigured(ctx: CliContext, names: readonly string[]): Promise<void> {
+  const view = await openSetup(ctx);
+  try {
+    const missing = names.find((n) => !view.servers.some((s) => s.name === n));
+    if (missing !== undefined) throw noSuchServer(missing, view);
+  } finally {
+    await view.close();
+  }
 }
 
 /**

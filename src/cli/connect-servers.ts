@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Prompt } from '@modelcontextprotocol/client';
-import { createSwitchboard, type Switchboard } from '../app/switchboard.js';
-import { loadConfig } from '../config-files/load-config.js';
+import { DATABASE_URL_ENV } from '../app/database-env.js';
+import type { Switchboard } from '../app/switchboard.js';
+import { userConfigPath } from '../config-files/config-paths.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { CatalogTool } from '../host/catalog/catalog.js';
 import type { Host, ServerStatus } from '../host/host.js';
 import { type ServerRef, splitServerRef } from './arguments/tool-ref.js';
 import { type CliContext, UsageError } from './cli-context.js';
+import { didYouMean } from './help/suggest.js';
 import { startSpinner } from './output/spinner.js';
 import { requireConnected } from './server-state.js';
 
@@ -15,6 +19,10 @@ import { requireConnected } from './server-state.js';
  * once instead of retrying for half a minute), and the command waits until every one has
  * connected or failed and the catalog holds what the connected ones offer. A spinner on
  * stderr shows who is still connecting, on a TTY only.
+ *
+ * The host, the store and the SDK are imported when servers are opened, not with this module:
+ * a verb that needs none of them (its --help, a listing of nothing) does not pay for loading
+ * them.
  */
 
 export interface OpenServersOptions {
@@ -32,17 +40,35 @@ const STARTUP_SLACK_MS = 5_000;
  * entry that does not normalize is named too (the host lists it as failed).
  */
 export async function configuredServerNames(ctx: CliContext): Promise<string[]> {
+  const { loadConfig } = await import('../config-files/load-config.js');
   const config = await loadConfig(
-    { projectDir: ctx.projectDir, homeDir: ctx.homeDir },
+    { projectDir: ctx.projectDir, projectFile: ctx.projectFile, homeDir: ctx.homeDir },
     { invalidEntries: 'collect' },
   );
   return [...config.servers.map((s) => s.name), ...(config.invalid ?? []).map((e) => e.name)];
 }
 
+/**
+ * Whether there is nothing to start: no project or user config file, and no store that could
+ * hold registrations (no PostgreSQL URL either). Found with a few stats, so a listing of
+ * nothing answers without loading the host.
+ */
+export function nothingConfigured(ctx: CliContext): boolean {
+  if (ctx.env[DATABASE_URL_ENV]) return false;
+  return ![ctx.projectFile, userConfigPath(ctx.homeDir), join(ctx.dataDir, 'switchboard.db')].some((file) =>
+    existsSync(file),
+  );
+}
+
 /** Starts the servers and waits until they are up or have failed. Close the result when done. */
 export async function openServers(ctx: CliContext, options: OpenServersOptions = {}): Promise<Switchboard> {
+  // A name that is not configured is said so with every configured name, before anything
+  // starts (a host given only that name would know of no server at all).
+  if (options.only) await (await import('./configured-servers.js')).requireConfigured(ctx, options.only);
+  const { createSwitchboard } = await import('../app/switchboard.js');
   const switchboard = await createSwitchboard({
     projectDir: ctx.projectDir,
+    projectFile: ctx.projectFile,
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
     ...(options.only && { only: options.only }),
@@ -183,7 +209,7 @@ async function openFor<T>(ctx: CliContext, ref: string, rules: FindRules<T>): Pr
         'NOT_FOUND',
         refused
           ? `${where.server} offers a ${rules.kind} "${where.name}" but Switchboard refused it (${refused.reason}): ${refused.detail}.`
-          : `${where.server} has no ${rules.kind} "${where.name}". It offers: ${offered.join(', ') || '(none)'}.`,
+          : `${where.server} has no ${rules.kind} "${where.name}".${didYouMean(where.name, offered)} It offers: ${offered.join(', ') || '(none)'}.`,
         { details: { server: where.server, [rules.kind]: where.name } },
       );
     }
@@ -200,11 +226,12 @@ async function openFor<T>(ctx: CliContext, ref: string, rules: FindRules<T>): Pr
     const known = host.servers().map((s) => s.name);
     // `x.y` where x is no server reads as a mistyped server name.
     const server = ref.includes('.') ? ref.slice(0, ref.indexOf('.')) : undefined;
+    const names = rules.candidates(host).flatMap((c) => [c.name, `${c.server}.${c.name}`]);
     throw new SwitchboardError(
       'NOT_FOUND',
       server !== undefined
-        ? `No server named "${server}" and no ${rules.kind} "${ref}". Servers: ${known.join(', ') || '(none)'}.`
-        : `No ${rules.kind} "${ref}" on the connected servers; write it as <server>.<${rules.kind}> ` +
+        ? `No server named "${server}" and no ${rules.kind} "${ref}".${didYouMean(ref, names) || didYouMean(server, known)} Servers: ${known.join(', ') || '(none)'}.`
+        : `No ${rules.kind} "${ref}" on the connected servers.${didYouMean(ref, names)} Write it as <server>.<${rules.kind}> ` +
             `("switchboard ${rules.kind}s" lists them)${down.length > 0 ? `. Not connected: ${down.join(', ')}` : ''}.`,
       { details: { [rules.kind]: ref } },
     );

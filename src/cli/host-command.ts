@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { createSwitchboard, type Switchboard } from '../app/switchboard.js';
 import type { LogEntry } from '../client/connection-types.js';
 import { SwitchboardError } from '../core/errors.js';
 import { qualifiedToolName } from '../host/catalog/tool-names.js';
 import type { InboxItem, InboxOutcome } from '../host/inbox/inbox.js';
+import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, exitCodeOf, UsageError } from './cli-context.js';
 import { LineSplitter, MAX_LINE_CHARS, type SplitLine } from './jsonl/line-splitter.js';
 import {
@@ -52,6 +52,7 @@ export async function hostCommand(ctx: CliContext): Promise<ExitCode> {
   try {
     switchboard = await createSwitchboard({
       projectDir: ctx.projectDir,
+      projectFile: ctx.projectFile,
       homeDir: ctx.homeDir,
       dataDir: ctx.dataDir,
     });
@@ -84,16 +85,12 @@ export async function hostCommand(ctx: CliContext): Promise<ExitCode> {
 }
 
 function parseFlags(args: readonly string[]): { session: string } {
-  let values: { jsonl?: boolean; session?: string };
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: { jsonl: { type: 'boolean' }, session: { type: 'string' } },
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See "switchboard host --help".`);
-  }
+  const { values, positionals } = parseVerbArgs(args, {
+    jsonl: { type: 'boolean' },
+    session: { type: 'string' },
+  });
+  if (positionals.length > 0)
+    throw new UsageError(`host takes no arguments ("${positionals[0]}"); see "switchboard host --help".`);
   if (!values.jsonl)
     throw new UsageError('host needs --jsonl, the protocol it speaks: switchboard host --jsonl');
   return { session: values.session ?? 'jsonl' };

@@ -1,7 +1,7 @@
 import { platform } from 'node:os';
 import { resolve } from 'node:path';
 import { discoverImports } from '../config-files/discover-imports.js';
-import { projectConfigPath, userConfigPath } from '../config-files/load-config.js';
+import { userConfigPath } from '../config-files/load-config.js';
 import { IMPORT_CLIENTS, readImportFile } from '../config-files/read-import.js';
 import { addSecrets, readSecretsEnv, secretsEnvPath } from '../config-files/secrets-env.js';
 import { writeServerEntries } from '../config-files/write-entries.js';
@@ -48,7 +48,7 @@ export async function importCommand(ctx: CliContext): Promise<ExitCode> {
       `"${client}" is not a client Switchboard imports from; use one of ${IMPORT_CLIENTS.join(', ')}.`,
     );
   const { files, entries, warnings } = await readClient(ctx, client, values.path);
-  const target = values.user ? userConfigPath(ctx.homeDir) : projectConfigPath(ctx.projectDir);
+  const target = values.user ? userConfigPath(ctx.homeDir) : ctx.projectFile;
 
   const view = await openSetup(ctx);
   const known = new Map(view.servers.map((s) => [s.name, s.source]));

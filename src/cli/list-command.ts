@@ -1,9 +1,11 @@
+import type { ApiServer } from '../gateway/api/api-types.js';
 import type { Host, ServerStatus } from '../host/host.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
-import { openServers } from './connect-servers.js';
+import { nothingConfigured, openServers } from './connect-servers.js';
 import { type Style, styleFor } from './output/style.js';
 import { renderTable } from './output/table.js';
+import { askGateway, type RunningGateway, viaGateway } from './running-gateway.js';
 import { fixHint, serverStatus } from './server-state.js';
 
 /**
@@ -43,12 +45,36 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
     throw new UsageError(
       `list takes no arguments; for one server use "switchboard status ${positionals[0]}".`,
     );
+  const rows = (await viaGateway(ctx, gatewayRows)) ?? (await localRows(ctx));
+  if (ctx.json) ctx.out(JSON.stringify({ servers: rows }));
+  else printList(ctx, rows, styleFor(process.stdout, ctx.env));
+  return EXIT.ok;
+}
+
+/** The rows of a running gateway: its API's servers are the host's statuses, hint included. */
+async function gatewayRows(gateway: RunningGateway): Promise<ServerRow[]> {
+  const { servers } = await askGateway<{ servers: readonly ApiServer[] }>(gateway, 'GET', '/api/servers');
+  return servers.map((s) => ({
+    name: s.name,
+    state: s.state,
+    transport: s.transport,
+    protocolVersion: s.protocolVersion ?? null,
+    tools: s.tools,
+    resources: s.resources,
+    prompts: s.prompts,
+    source: s.source,
+    error: s.error ? { code: s.error.code, message: s.error.message } : null,
+    hint: s.hint ?? null,
+    incompleteLists: s.incompleteLists ?? [],
+  }));
+}
+
+/** The rows of the servers started here for this command. Nothing configured: nothing started. */
+async function localRows(ctx: CliContext): Promise<ServerRow[]> {
+  if (nothingConfigured(ctx)) return [];
   const switchboard = await openServers(ctx);
   try {
-    const rows = switchboard.host.servers().map((s) => rowOf(switchboard.host, s));
-    if (ctx.json) ctx.out(JSON.stringify({ servers: rows }));
-    else printList(ctx, rows, styleFor(process.stdout, ctx.env));
-    return EXIT.ok;
+    return switchboard.host.servers().map((s) => rowOf(switchboard.host, s));
   } finally {
     await switchboard.close();
   }

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { createSwitchboard } from '../app/switchboard.js';
 import { resolveGateway } from '../core/config/gateway-config.js';
 import { csrfKey } from '../gateway/api/csrf.js';
@@ -8,9 +7,12 @@ import { IdempotencyCache } from '../gateway/mcp/idempotency.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
 import { serveGatewayStdio } from '../gateway/stdio/serve-stdio.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
+import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
 import { tuneGatewayHeap } from './gateway-heap.js';
+import { reportListenProblem } from './listen-problem.js';
+import { announceGateway } from './running-gateway.js';
 import { boundStop, untilStopSignal } from './stop-signals.js';
 
 /**
@@ -26,21 +28,20 @@ export const SERVE_USAGE = `usage: switchboard serve [--host H] [--port N] [--in
   Binding anything but loopback without authentication is refused unless --insecure.`;
 
 export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
-  const { values } = parseArgs({
-    args: [...ctx.args],
-    options: {
-      stdio: { type: 'boolean', default: false },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      insecure: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values, positionals } = parseVerbArgs(ctx.args, {
+    stdio: { type: 'boolean', default: false },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    insecure: { type: 'boolean', default: false },
   });
+  if (positionals.length > 0)
+    throw new UsageError(`serve takes no arguments ("${positionals[0]}"); see "switchboard serve --help".`);
   // A gateway runs for days under load: its heap should follow what it holds (gateway-heap.ts).
   tuneGatewayHeap();
   if (!values.stdio) return serveHttp(ctx, values);
   const switchboard = await createSwitchboard({
     projectDir: ctx.projectDir,
+    projectFile: ctx.projectFile,
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
   });
@@ -81,6 +82,7 @@ async function serveHttp(
   }
   const switchboard = await createSwitchboard({
     projectDir: ctx.projectDir,
+    projectFile: ctx.projectFile,
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
   });
@@ -106,10 +108,21 @@ async function serveHttp(
     });
   } catch (error) {
     await switchboard.close();
-    throw error;
+    const anyPort = 'switchboard serve --port 0';
+    return reportListenProblem(
+      ctx,
+      { verb: 'serve', host: settings.host, port: settings.port, anyPort },
+      error,
+    );
   }
   // One machine-readable line on stdout (scripts and tests wait for it); the rest on stderr.
   const closeInbox = await openDaemonInbox(ctx, switchboard.host, switchboard.dataDir, localToken.value);
+  // One-shot verbs on this data dir ask this gateway instead of starting servers themselves.
+  const unannounce = announceGateway(switchboard.dataDir, {
+    url: new URL(gateway.url).origin,
+    pid: process.pid,
+    projectFile: ctx.projectFile,
+  });
   const tokenFile = gateway.localToken === undefined ? undefined : localToken.file;
   ctx.out(
     ctx.json
@@ -123,6 +136,7 @@ async function serveHttp(
   if (!ctx.quiet) ctx.err(serveBanner(gateway, settings.auth.mode, tokenFile, process.stderr.isTTY === true));
   await untilStopSignal();
   const stopped = boundStop();
+  unannounce();
   await closeInbox();
   await gateway.close();
   await switchboard.close();

@@ -2,6 +2,7 @@ import { SwitchboardError, type SwitchboardErrorCode } from '../core/errors.js';
 import type { Host, ServerStatus } from '../host/host.js';
 import { fixHint } from '../host/supervisor/fix-hint.js';
 import { type CliContext, EXIT, exitCodeOf } from './cli-context.js';
+import { didYouMean } from './help/suggest.js';
 
 /**
  * What the read verbs say about a server that is not connected: why, in an error whose code
@@ -17,11 +18,16 @@ export { fixHint };
 export function serverStatus(host: Host, name: string): ServerStatus {
   const status = host.servers().find((s) => s.name === name);
   if (status) return status;
+  // Callers that started only some servers check the name against the configuration first
+  // (requireConfigured), so this lists every server the host was given.
   const known = host.servers().map((s) => s.name);
   throw new SwitchboardError(
     'NOT_FOUND',
-    `No server named "${name}". Known: ${known.join(', ') || '(none: add one to switchboard.json)'}.`,
-    { details: { server: name } },
+    `No server named "${name}".${didYouMean(name, known)} ` +
+      (known.length > 0
+        ? `Servers: ${known.join(', ')}.`
+        : 'None is configured: add one with "switchboard add".'),
+    { details: { server: name, configured: known } },
   );
 }
 

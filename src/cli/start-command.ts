@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { createSwitchboard, type Switchboard } from '../app/switchboard.js';
 import { openBrowser } from '../client/auth/login/open-browser.js';
 import { projectConfigPath } from '../config-files/load-config.js';
@@ -14,11 +12,14 @@ import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
 import type { ServerSnapshot } from '../host/supervisor/supervisor.js';
+import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openDaemonInbox } from './daemon-inbox.js';
 import { resolveDataDir } from './data-dir.js';
 import { tuneGatewayHeap } from './gateway-heap.js';
+import { probePort, reportListenProblem } from './listen-problem.js';
 import { styleFor } from './output/style.js';
+import { announceGateway } from './running-gateway.js';
 import { boundStop, untilStopSignal } from './stop-signals.js';
 
 /**
@@ -72,7 +73,7 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
     );
   }
   // Checked before any server starts, so a busy port fails at once instead of after the spawns.
-  const busy = port === 0 ? undefined : await probePort(port);
+  const busy = port === 0 ? undefined : await probePort(LOOPBACK, port);
   if (busy) return portProblem(ctx, port, busy);
   // The store goes in the project's .switchboard/ (the clone's), unless --data-dir says
   // otherwise: the folder every other verb run here then finds (data-dir.ts).
@@ -139,6 +140,12 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   if (open && !ctx.json && process.stdout.isTTY && !ctx.env.CI) void openBrowser(login);
   const stopProgress = ctx.json || ctx.quiet ? () => undefined : reportProgress(switchboard, ctx);
   const closeInbox = await openDaemonInbox(ctx, switchboard.host, dataDir, localToken.value);
+  // `--config examples/demo --data-dir .switchboard <verb>` asks this gateway (running-gateway.ts).
+  const unannounce = announceGateway(dataDir, {
+    url: new URL(gateway.url).origin,
+    pid: process.pid,
+    projectFile: configFile,
+  });
 
   await untilStopSignal();
   const stopped = boundStop({
@@ -149,6 +156,7 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
   });
   if (!ctx.json && !ctx.quiet) ctx.err('Stopping the gateway and the demo servers…');
   stopProgress();
+  unannounce();
   await closeInbox();
   await gateway.close();
   await switchboard.close();
@@ -177,27 +185,13 @@ function startBanner(info: StartInfo, style = styleFor({}, {})): string[] {
   ];
 }
 
-/** Binds the port for a moment: undefined when it is free, else the error that binding gave. */
-function probePort(port: number): Promise<unknown> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', resolve);
-    probe.listen(port, LOOPBACK, () => probe.close(() => resolve(undefined)));
-  });
-}
-
 /** Says why the port could not be opened and what to do (exit 3); rethrows anything else. */
 function portProblem(ctx: CliContext, port: number, error: unknown): ExitCode {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
-  const message =
-    code === 'EADDRINUSE'
-      ? `Port ${port} on ${LOOPBACK} is already in use (another Switchboard?). Stop that process, or ` +
-        'pick another port: "npm start -- --port 0" takes any free one.'
-      : `Port ${port} may not be opened by this user. Use a port above 1023, or "--port 0" for any free one.`;
-  if (ctx.json) ctx.out(JSON.stringify({ error: { code: 'PORT_UNAVAILABLE', message } }));
-  else ctx.err(`switchboard start: ${message}`);
-  return EXIT.connection;
+  return reportListenProblem(
+    ctx,
+    { verb: 'start', host: LOOPBACK, port, anyPort: 'npm start -- --port 0' },
+    error,
+  );
 }
 
 /** A path as a person in the working directory would type it: relative below it, else absolute. */
@@ -208,17 +202,14 @@ function shown(path: string): string {
 }
 
 function parseStartArgs(args: readonly string[]): { port: number; open: boolean; dataDir?: string } {
-  let values: { port?: string | undefined; 'no-open'?: boolean | undefined; 'data-dir'?: string | undefined };
-  try {
-    values = parseArgs({
-      args: [...args],
-      // --data-dir here too: `npm start -- --data-dir DIR` puts it after the verb.
-      options: { port: { type: 'string' }, 'no-open': { type: 'boolean' }, 'data-dir': { type: 'string' } },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See "switchboard start --help".`);
-  }
+  const { values, positionals } = parseVerbArgs(args, {
+    port: { type: 'string' },
+    'no-open': { type: 'boolean' },
+    // --data-dir here too: `npm start -- --data-dir DIR` puts it after the verb.
+    'data-dir': { type: 'string' },
+  });
+  if (positionals.length > 0)
+    throw new UsageError(`start takes no arguments ("${positionals[0]}"); see "switchboard start --help".`);
   return {
     port: parsePort(values.port),
     open: values['no-open'] !== true,

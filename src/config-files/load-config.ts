@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import {
   type ConfigFile,
   mergeConfigs,
   type NormalizeConfigOptions,
   readConfigText,
 } from '../core/config/config-file.js';
+import { projectConfigPath, userConfigPath } from './config-paths.js';
 import { readTextIfExists } from './read-text.js';
 
 export { readTextIfExists } from './read-text.js';
@@ -12,6 +12,8 @@ export { readTextIfExists } from './read-text.js';
 /** Where Switchboard's two config files are looked for. */
 export interface ConfigLocations {
   readonly projectDir: string;
+  /** The project's config file, when it is not `<projectDir>/switchboard.json` (`--config FILE`). */
+  readonly projectFile?: string;
   readonly homeDir: string;
 }
 
@@ -25,15 +27,7 @@ export interface LoadedConfig extends ConfigFile {
   };
 }
 
-/** `<projectDir>/switchboard.json`. */
-export function projectConfigPath(projectDir: string): string {
-  return join(projectDir, 'switchboard.json');
-}
-
-/** `<homeDir>/.switchboard/config.json`. */
-export function userConfigPath(homeDir: string): string {
-  return join(homeDir, '.switchboard', 'config.json');
-}
+export { projectConfigPath, userConfigPath } from './config-paths.js';
 
 /**
  * Reads and normalizes one of our config files; a missing file is an empty config. With
@@ -60,7 +54,7 @@ export async function loadConfig(
   options: NormalizeConfigOptions = {},
 ): Promise<LoadedConfig> {
   const userPath = userConfigPath(locations.homeDir);
-  const projectPath = projectConfigPath(locations.projectDir);
+  const projectPath = locations.projectFile ?? projectConfigPath(locations.projectDir);
   const [user, project] = await Promise.all([
     loadConfigFile(userPath, options),
     loadConfigFile(projectPath, options),

@@ -33,21 +33,22 @@ export interface CliProcess {
   readonly out: string[];
   readonly err: string[];
   readonly done: Promise<CliResult>;
-  /** Waits until stdout has a line that passes `test` (bounded). */
-  waitForLine(test: (line: string) => boolean, what: string): Promise<string>;
+  /** Waits until stdout has a line that passes `test` (bounded: 15 s unless `timeoutMs`). */
+  waitForLine(test: (line: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
 }
 
 const running = new Set<ChildProcess>();
 
 export function startCli(place: CliPlace, ...args: string[]): CliProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', main, '--config', place.project, '--data-dir', place.data, ...args],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', HOME: place.home, ...place.env },
-    },
-  );
+  return startCliWith(place, ['--config', place.project, '--data-dir', place.data, ...args]);
+}
+
+/** Like `startCli`, with the arguments exactly as given (no --config or --data-dir added). */
+export function startCliWith(place: CliPlace, args: readonly string[]): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', HOME: place.home, ...place.env },
+  });
   running.add(child);
   const out: string[] = [];
   const err: string[] = [];
@@ -71,11 +72,11 @@ export function startCli(place: CliPlace, ...args: string[]): CliProcess {
     out,
     err,
     done,
-    waitForLine: async (test, what) => {
+    waitForLine: async (test, what, timeoutMs = 15_000) => {
       const found = await eventually(
         () => out.find(test),
         (line) => line !== undefined || child.exitCode !== null,
-        { what: `${what} (stderr: ${err.join(' | ')})`, timeoutMs: 15_000 },
+        { what: `${what} (stderr: ${err.join(' | ')})`, timeoutMs },
       );
       if (found === undefined) throw new Error(`the CLI ended before ${what}: ${err.join('\n')}`);
       return found;
