@@ -47,8 +47,11 @@ export interface Fault<Start, Trial> {
   readonly start: Start;
   /** Checks the promise; throws (an `expect`) when it is broken. */
   readonly judge: (trial: Trial) => Promise<void>;
-  /** Judged through the Host rather than a bare Connection. */
-  readonly through?: 'host';
+  /**
+   * A promise known to be broken today, and how: the row is skipped (not deleted) until the
+   * defect is fixed, so the matrix keeps saying what it must hold.
+   */
+  readonly knownDefect?: string;
 }
 
 /**
