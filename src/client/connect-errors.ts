@@ -1,7 +1,7 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { describeError, SwitchboardError } from '../core/errors.js';
+import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { type EraPlan, isModernVersion } from './era.js';
-import { mapSdkError } from './error-mapping.js';
+import { mapSdkError, withServer } from './error-mapping.js';
 import type { HttpFailure } from './transports/http.js';
 import type { ExitInfo } from './transports/stdio.js';
 
@@ -40,7 +40,18 @@ const NOISE_EXCERPT_CHARS = 120;
 
 export function classifyConnectFailure(facts: ConnectFailureFacts): SwitchboardError {
   const { server, error, plan } = facts;
-  if (error instanceof SwitchboardError) return error;
+  // The network gave way before the handshake finished (refused, reset): the connect failed.
+  if (isSwitchboardError(error, 'UPSTREAM_DISCONNECTED')) {
+    return new SwitchboardError(
+      'CONNECT_FAILED',
+      `Could not connect to server "${server}": ${error.message}`,
+      {
+        cause: error,
+        details: { ...error.details, server },
+      },
+    );
+  }
+  if (error instanceof SwitchboardError) return withServer(error, server, 'connect');
   if (
     facts.offered !== undefined &&
     !plan.supportedVersions.includes(facts.offered) &&

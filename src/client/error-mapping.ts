@@ -8,7 +8,7 @@ import { STREAM_LOST_CODE } from './transports/http.js';
  * message text). JSON-RPC errors from the server keep their numeric code in `details.rpcCode`.
  */
 export function mapSdkError(error: unknown, server: string, method: string): SwitchboardError {
-  if (error instanceof SwitchboardError) return error;
+  if (error instanceof SwitchboardError) return withServer(error, server, method);
   if (error instanceof SdkHttpError) {
     const data = error.data as { text?: unknown };
     const body = typeof data.text === 'string' ? excerpt(data.text) : undefined;
@@ -39,6 +39,9 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
           `Server "${server}" disconnected before answering ${method}. Reconnect, and check the server's log if it keeps happening.`,
           { cause: error, details: { server } },
         );
+      case SdkErrorCode.ClientHttpUnexpectedContent:
+        // A 2xx body that is neither JSON nor SSE (an HTML page from a proxy, say): no answer.
+        return protocolError(server, method, excerpt(error.message), error);
       case SdkErrorCode.InvalidResult:
         // Well-formed JSON-RPC, but not what the method answers (its result schema says no).
         return protocolError(server, method, excerpt(error.message), error);
@@ -78,6 +81,19 @@ export function mapSdkError(error: unknown, server: string, method: string): Swi
   return new SwitchboardError('UPSTREAM_ERROR', `Server "${server}", ${method}: ${describeError(error)}`, {
     cause: error,
     details: { server },
+  });
+}
+
+/**
+ * A transport's own error (a connection refused, a network policy refusal) names the URL or
+ * the command, not the server: it gets the server's name and the method, so every error a
+ * caller sees says which server failed (a host runs many). Errors that name it already pass.
+ */
+export function withServer(error: SwitchboardError, server: string, method: string): SwitchboardError {
+  if (error.details.server !== undefined) return error;
+  return new SwitchboardError(error.code, `Server "${server}", ${method}: ${error.message}`, {
+    cause: error,
+    details: { ...error.details, server },
   });
 }
 

@@ -245,9 +245,14 @@ export class StdioTransport implements Transport {
     return this.closing;
   }
 
+  /**
+   * Pending requests fail as close begins, not when the process is gone: a server that
+   * ignores SIGTERM takes the whole grace period to stop, and close() promises that what
+   * waits on it fails at once. close() itself still resolves only once the tree is ended.
+   */
   private async shutdown(): Promise<void> {
-    await this.server?.stop();
     this.notifyClosed();
+    await this.server?.stop();
   }
 
   private notifyClosed(): void {
@@ -272,7 +277,12 @@ export class StdioTransport implements Transport {
   }
 
   private handleLine(line: Buffer): void {
-    const text = line.toString('utf8');
+    // Closed: what a stopping server still writes answers nothing (its requests failed).
+    if (this.closedNotified) return;
+    // A UTF-8 byte order mark (which some runtimes write before their first output) is not
+    // part of the message; JSON.parse would take the line for noise and lose the handshake.
+    const decoded = line.toString('utf8');
+    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
     let message: unknown;
     try {
       message = JSON.parse(text);
