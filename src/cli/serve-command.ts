@@ -81,6 +81,7 @@ async function serveHttp(
     projectDir: ctx.projectDir,
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
+    env: ctx.env,
   });
   const base = resolveGateway(switchboard.config.gateway);
   const settings = {
@@ -101,6 +102,7 @@ async function serveHttp(
       relayStateKey: relayStateKey(secret.bytes),
       csrfKey: csrfKey(secret.bytes),
       localToken,
+      ...(switchboard.telemetry?.metricsText && { metricsText: switchboard.telemetry.metricsText }),
     });
   } catch (error) {
     await switchboard.close();
