@@ -61,17 +61,25 @@ async function startSdk(
       'service.version': INSTRUMENTATION_VERSION,
     }),
   );
-  // The file's endpoint is a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT is: each signal has its path under it.
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? section?.otlp?.endpoint : undefined;
-  const urlFor = (path: string) => (base !== undefined ? { url: new URL(path, withSlash(base)).href } : {});
+  // OTLP Exporter Configuration: a per-signal endpoint is used as is; the base endpoint (env,
+  // else the file's) gets the signal's path. Given explicitly, so `env` is the one read (the
+  // exporters would read process.env themselves).
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT ?? section?.otlp?.endpoint;
+  const urlFor = (signal: 'TRACES' | 'METRICS', path: string) => {
+    const own = env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`];
+    if (own !== undefined) return { url: own };
+    return base !== undefined ? { url: new URL(path, withSlash(base)).href } : {};
+  };
 
   const stops: (() => Promise<void>)[] = [];
   if (settings.traces) {
     const exporter =
       settings.traces.protocol === 'http/json'
-        ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(urlFor('v1/traces'))
+        ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(
+            urlFor('TRACES', 'v1/traces'),
+          )
         : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(
-            urlFor('v1/traces'),
+            urlFor('TRACES', 'v1/traces'),
           );
     const provider = new sdkTrace.TracerProvider({
       resource,
@@ -100,10 +108,10 @@ async function startSdk(
     const exporter =
       settings.metrics.protocol === 'http/json'
         ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(
-            urlFor('v1/metrics'),
+            urlFor('METRICS', 'v1/metrics'),
           )
         : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(
-            urlFor('v1/metrics'),
+            urlFor('METRICS', 'v1/metrics'),
           );
     readers.push(
       new sdkMetrics.PeriodicExportingMetricReader({
