@@ -102,12 +102,15 @@ const named = (spans: ReadableSpan[], name: string, kind: SpanKind) => {
   expect(found, `${name} (${SpanKind[kind]}) in ${spans.map((s) => s.name).join(', ')}`).toHaveLength(1);
   return found[0]!;
 };
-const waitForSpans = (traceId: string, count: number) =>
-  eventually(
-    () => spansOf(traceId),
-    (spans) => spans.length >= count,
+async function waitForSpans(traceId: string, count: number): Promise<ReadableSpan[]> {
+  // Waited on by name, so a timeout says which spans the trace did have.
+  await eventually(
+    () => spansOf(traceId).map((s) => `${SpanKind[s.kind]} ${s.name}`),
+    (names) => names.length >= count,
     { what: `${count} spans of trace ${traceId}`, timeoutMs: 10_000 },
   );
+  return spansOf(traceId);
+}
 
 describe('traces across the hop', () => {
   it('one trace runs caller → gateway SERVER span → upstream CLIENT span → upstream, modern era', async () => {
