@@ -53,6 +53,7 @@ export class RequestRunner {
     fn: (client: Client, rq: RequestOptions, meta: RequestMeta) => Promise<T>,
     about?: RequestAbout,
   ): Promise<T> {
+    if (!RequestSpan.wanted()) return this.attempt(method, options, fn, undefined, false);
     const span = new RequestSpan(method, about, this.host.facts());
     try {
       const result = await span.within(() => this.attempt(method, options, fn, span, false));
@@ -68,7 +69,7 @@ export class RequestRunner {
     method: string,
     options: CallOptions,
     fn: (client: Client, rq: RequestOptions, meta: RequestMeta) => Promise<T>,
-    span: RequestSpan,
+    span: RequestSpan | undefined,
     retried: boolean,
   ): Promise<T> {
     const client = this.host.client(method);
@@ -92,7 +93,7 @@ export class RequestRunner {
     try {
       const meta: RequestMeta = { progressToken };
       this.host.decorate(meta);
-      span.inject(meta);
+      span?.inject(meta);
       return await fn(client, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }, meta);
     } catch (error) {
       if (timedOut) {

@@ -26,6 +26,7 @@ import {
   injectTraceMeta,
   rpcCodeOf,
   switchboardTracer,
+  tracingOn,
 } from '../core/telemetry/trace-context.js';
 
 /**
@@ -71,6 +72,11 @@ export class RequestSpan {
   /** Built only when something reads them: a recording span, or a meter that records. */
   private readonly metricAttributes: Attributes | undefined;
   private readonly metered: boolean;
+
+  /** Whether a span or a metric would record anything; without an SDK the request goes without. */
+  static wanted(): boolean {
+    return instruments().on || tracingOn();
+  }
 
   constructor(method: string, about: RequestAbout | undefined, facts: UpstreamFacts) {
     const target = about?.tool ?? about?.prompt;

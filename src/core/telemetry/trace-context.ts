@@ -1,6 +1,7 @@
 import {
   type Context,
   context,
+  ProxyTracerProvider,
   propagation,
   ROOT_CONTEXT,
   type Span,
@@ -26,6 +27,18 @@ import { ERROR_TYPE, ERROR_TYPE_OTHER, INSTRUMENTATION_SCOPE, INSTRUMENTATION_VE
 /** The tracer of every Switchboard span (a proxy: it follows the provider an app registers later). */
 export function switchboardTracer(): Tracer {
   return trace.getTracer(INSTRUMENTATION_SCOPE, INSTRUMENTATION_VERSION);
+}
+
+/** The API's no-op provider: what a fresh proxy delegates to before any SDK is registered. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether an SDK's tracer provider is registered. The hot paths ask first and skip span work
+ * altogether without one (a non-recording span still costs a context extraction and a span object).
+ */
+export function tracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
 }
 
 /** The keys the W3C propagators write, which a relayed `_meta` must not carry past us. */

@@ -33,6 +33,7 @@ import {
   failSpan,
   type HeaderCarrier,
   switchboardTracer,
+  tracingOn,
 } from '../../core/telemetry/trace-context.js';
 import { answerOutcome, type Outcome, watchSseAnswer } from './served-outcome.js';
 
@@ -86,6 +87,7 @@ export async function servedWithSpan(
   serve: () => Promise<Response>,
 ): Promise<Response> {
   const metered = instruments().on;
+  if (!metered && !tracingOn()) return serve();
   // The tracer is a proxy: without an SDK its span is a non-recording one, cheap to make, but
   // the message is not even looked at unless something will read what comes of it.
   const message = messageOf(request.body);
