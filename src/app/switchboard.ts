@@ -4,6 +4,7 @@ import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
 import { readSecretsEnv } from '../config-files/secrets-env.js';
 import { Host, type HostOptions } from '../host/host.js';
 import { DATABASE_URL_ENV } from './database-env.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
 
 /**
  * The composition root: reads the configuration files and builds a running Host from them.
@@ -21,6 +22,14 @@ export interface SwitchboardOptions extends Omit<HostOptions, 'servers'> {
    * left out. A one-shot command connects only the server it needs.
    */
   readonly only?: readonly string[];
+  /**
+   * Start the OpenTelemetry SDK that the `OTEL_*` environment and the config file's
+   * `telemetry` section ask for (telemetry.ts). Default true; with neither set, none starts.
+   * An app with an SDK of its own needs nothing here: Switchboard's spans and metrics go to it.
+   */
+  readonly telemetry?: boolean;
+  /** The environment read for `OTEL_*` settings. Default: `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export { DATABASE_URL_ENV };
@@ -31,6 +40,8 @@ export interface Switchboard {
   readonly dataDir: string;
   /** Which files were read, and what they held. */
   readonly config: LoadedConfig;
+  /** The telemetry Switchboard started, if any (its `metricsText` feeds the gateway's `/metrics`). */
+  readonly telemetry?: Telemetry;
   close(): Promise<void>;
 }
 
@@ -51,7 +62,12 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     },
     { invalidEntries: 'collect' },
   );
-  const { projectDir: _p, projectFile: _f, homeDir: _h, ...hostOptions } = options;
+  const { projectDir: _p, projectFile: _f, homeDir: _h, telemetry: _t, env: _e, ...hostOptions } = options;
+  // Before the host, so its first connects are traced.
+  const telemetry =
+    options.telemetry === false
+      ? undefined
+      : await startTelemetry(options.env ?? process.env, config.telemetry);
   const only = options.only;
   // PostgreSQL for a gateway that runs on several machines; the embedded SQLite file otherwise.
   const databaseUrl = options.database ?? process.env[DATABASE_URL_ENV];
@@ -73,5 +89,14 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     // The config file's governance, unless the embedding app chose its own.
     governance: { ...config.governance, ...options.governance },
   });
-  return { host, dataDir, config, close: () => host.close() };
+  return {
+    host,
+    dataDir,
+    config,
+    ...(telemetry && { telemetry }),
+    close: async () => {
+      await host.close();
+      await telemetry?.shutdown();
+    },
+  };
 }

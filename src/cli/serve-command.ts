@@ -85,6 +85,7 @@ async function serveHttp(
     projectFile: ctx.projectFile,
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
+    env: ctx.env,
   });
   const base = resolveGateway(switchboard.config.gateway);
   const settings = {
@@ -105,6 +106,7 @@ async function serveHttp(
       relayStateKey: relayStateKey(secret.bytes),
       csrfKey: csrfKey(secret.bytes),
       localToken,
+      ...(switchboard.telemetry?.metricsText && { metricsText: switchboard.telemetry.metricsText }),
     });
   } catch (error) {
     await switchboard.close();

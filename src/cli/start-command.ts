@@ -87,6 +87,7 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
     // The demo folder as "home": no user config (~/.switchboard/config.json) mixes into the demo.
     homeDir: demoDir,
     dataDir,
+    env: ctx.env,
     connection: { env: { ...ctx.env, [DEMO_DIR_ENV]: demoDir } },
   });
   const settings = { ...resolveGateway(switchboard.config.gateway), host: LOOPBACK, port };
@@ -102,6 +103,7 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
       relayStateKey: relayStateKey(secret.bytes),
       csrfKey: csrfKey(secret.bytes),
       localToken,
+      ...(switchboard.telemetry?.metricsText && { metricsText: switchboard.telemetry.metricsText }),
     });
   } catch (error) {
     await switchboard.close();

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { traceMetaOf, withoutTraceMeta } from '../core/telemetry/trace-context.js';
 import { type AttemptWiring, openSession, type Session } from './connect-attempt.js';
 import { ConnectionDrops } from './connection-drops.js';
 import type {
@@ -32,6 +33,7 @@ import { fetchList, LIST_METHODS } from './list-fetch.js';
 import { OutputValidators } from './output-validators.js';
 import { passthroughSchema } from './passthrough-schema.js';
 import { RequestRunner } from './request-runner.js';
+import type { RequestAbout } from './request-span.js';
 import { normalizeToolResult, type ToolResult } from './results.js';
 import { resolveRoots } from './roots.js';
 import {
@@ -96,6 +98,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       },
       recover: (error, client) => this.recover(error, client),
       explain: (error, client, method) => this.drops.cutOff(error, client, method),
+      facts: () => ({
+        server: this.name,
+        protocolVersion: this.protocolVersion,
+        transport: this.config.transport.kind === 'stdio' ? 'pipe' : 'tcp',
+        sessionId: this.transport?.sessionId,
+      }),
     });
   }
 
@@ -198,18 +206,26 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     }
     // Validation of the output is ours (tool-list-store.ts); the lane is callTool's (direct-requests.ts).
     const direct = this.session?.direct;
-    const raw = await this.runner.run('tools/call', options, (client, rq, _meta) => {
-      const params = { name, arguments: args, _meta };
-      return direct
-        ? (direct.call(client, 'tools/call', params, rq) as Promise<CallToolResult>)
-        : client.callTool(params, rq);
-    });
+    const raw = await this.runner.run(
+      'tools/call',
+      options,
+      (client, rq, _meta) => {
+        const params = { name, arguments: args, _meta };
+        return direct
+          ? (direct.call(client, 'tools/call', params, rq) as Promise<CallToolResult>)
+          : client.callTool(params, rq);
+      },
+      { tool: name },
+    );
     return normalizeToolResult(raw, tool ? this.validators.for(tool) : undefined);
   }
 
   readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.runner.run('resources/read', options, (client, rq, _meta) =>
-      client.readResource({ uri, _meta }, { ...rq, cacheMode: 'bypass' }),
+    return this.runner.run(
+      'resources/read',
+      options,
+      (client, rq, _meta) => client.readResource({ uri, _meta }, { ...rq, cacheMode: 'bypass' }),
+      { uri },
     );
   }
 
@@ -218,8 +234,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     args: Record<string, string> = {},
     options: CallOptions = {},
   ): Promise<GetPromptResult> {
-    return this.runner.run('prompts/get', options, (client, rq, _meta) =>
-      client.getPrompt({ name, arguments: args, _meta }, rq),
+    return this.runner.run(
+      'prompts/get',
+      options,
+      (client, rq, _meta) => client.getPrompt({ name, arguments: args, _meta }, rq),
+      { prompt: name },
     );
   }
 
@@ -243,13 +262,22 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       readonly allowInputRequired?: boolean;
     } = {},
   ): Promise<T> {
-    return this.runner.run(method, options, async (client, rq, meta) => {
-      const sent = { ...params, _meta: { ...meta, ...(params._meta as Record<string, unknown>) } };
-      const direct = options.allowInputRequired ? this.session?.direct : undefined;
-      if (direct) return parse(await direct.request(method, sent, rq.signal!));
-      const relaying = options.allowInputRequired ? { ...rq, allowInputRequired: true } : rq;
-      return parse(await client.request({ method, params: sent }, passthroughSchema, relaying));
-    });
+    return this.runner.run(
+      method,
+      options,
+      async (client, rq, meta) => {
+        // Our span's trace context wins over any a relayed `_meta` brought: the upstream's span is ours to parent.
+        const sent = {
+          ...params,
+          _meta: { ...meta, ...withoutTraceMeta(params._meta), ...traceMetaOf(meta) },
+        };
+        const direct = options.allowInputRequired ? this.session?.direct : undefined;
+        if (direct) return parse(await direct.request(method, sent, rq.signal!));
+        const relaying = options.allowInputRequired ? { ...rq, allowInputRequired: true } : rq;
+        return parse(await client.request({ method, params: sent }, passthroughSchema, relaying));
+      },
+      requestAbout(method, params),
+    );
   }
 
   // ---- internals: tasks ----------------------------------------------------------------------
@@ -462,4 +490,12 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private pageCap(): number {
     return this.options.listPageCap ?? 50;
   }
+}
+
+/** The target of a request sent through `request` (a relayed call or prompt), for its span. */
+function requestAbout(method: string, params: Record<string, unknown>): RequestAbout | undefined {
+  const name = typeof params.name === 'string' ? params.name : undefined;
+  if (method === 'tools/call' && name !== undefined) return { tool: name };
+  if (method === 'prompts/get' && name !== undefined) return { prompt: name };
+  return typeof params.uri === 'string' ? { uri: params.uri } : undefined;
 }

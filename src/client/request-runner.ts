@@ -4,6 +4,7 @@ import { SwitchboardError } from '../core/errors.js';
 import type { CallOptions } from './connection-types.js';
 import { DeadlineGroup } from './deadline.js';
 import { mapSdkError } from './error-mapping.js';
+import { type RequestAbout, RequestSpan, type UpstreamFacts } from './request-span.js';
 import { ProgressRouter } from './transport-tap.js';
 
 /**
@@ -29,6 +30,8 @@ export interface RunnerHost {
   recover(error: SwitchboardError, client: Client): Promise<boolean>;
   /** A failure as the request reports it: one cut off by a drop says the drop's cause. */
   explain(error: SwitchboardError, client: Client, method: string): SwitchboardError;
+  /** What the request's span and metric say of the peer (request-span.ts). */
+  facts(): UpstreamFacts;
 }
 
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -40,11 +43,34 @@ export class RequestRunner {
 
   constructor(private readonly host: RunnerHost) {}
 
+  /**
+   * Runs one request, under one CLIENT span and one `mcp.client.operation.duration` record
+   * however many tries it takes; `about` names its target (tool, prompt, resource).
+   */
   async run<T>(
     method: string,
     options: CallOptions,
     fn: (client: Client, rq: RequestOptions, meta: RequestMeta) => Promise<T>,
-    retried = false,
+    about?: RequestAbout,
+  ): Promise<T> {
+    if (!RequestSpan.wanted()) return this.attempt(method, options, fn, undefined, false);
+    const span = new RequestSpan(method, about, this.host.facts());
+    try {
+      const result = await span.within(() => this.attempt(method, options, fn, span, false));
+      span.succeeded(result);
+      return result;
+    } catch (error) {
+      span.failed(error);
+      throw error;
+    }
+  }
+
+  private async attempt<T>(
+    method: string,
+    options: CallOptions,
+    fn: (client: Client, rq: RequestOptions, meta: RequestMeta) => Promise<T>,
+    span: RequestSpan | undefined,
+    retried: boolean,
   ): Promise<T> {
     const client = this.host.client(method);
     const controller = this.controllers.take();
@@ -67,6 +93,7 @@ export class RequestRunner {
     try {
       const meta: RequestMeta = { progressToken };
       this.host.decorate(meta);
+      span?.inject(meta);
       return await fn(client, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }, meta);
     } catch (error) {
       if (timedOut) {
@@ -88,7 +115,8 @@ export class RequestRunner {
         );
       }
       const mapped = this.host.explain(mapSdkError(error, name, method), client, method);
-      if (!retried && (await this.host.recover(mapped, client))) return this.run(method, options, fn, true);
+      if (!retried && (await this.host.recover(mapped, client)))
+        return this.attempt(method, options, fn, span, true);
       throw mapped;
     } finally {
       this.progress.close(progressToken);

@@ -2,6 +2,7 @@ import type { GatewayConfig } from '../core/config/gateway-config.js';
 import type { Host } from '../host/host.js';
 import { apiError } from './api/api-errors.js';
 import { createApiHandler } from './api/api-handler.js';
+import { watchGateway } from './gateway-gauges.js';
 import { LocalCredential, type LocalToken, newLocalToken } from './http/auth/local-token.js';
 import type { GatewayContext, GatewayLogger, RequestHead } from './http/context.js';
 import { localLogin } from './http/local-login.js';
@@ -67,6 +68,11 @@ export async function startHttpGateway(
      * one made at random for this gateway, on `HttpGateway.localToken`.
      */
     readonly localToken?: LocalToken;
+    /**
+     * The process's metrics as Prometheus text (the app's `Telemetry.metricsText`): served at
+     * `GET /metrics`, behind the same authentication as the API. Absent: no such route.
+     */
+    readonly metricsText?: () => Promise<string>;
   } = {},
 ): Promise<HttpGateway> {
   const local =
@@ -120,6 +126,7 @@ export async function startHttpGateway(
   });
   const onCatalog = () => endpoint.listsChanged();
   host.on('catalog', onCatalog);
+  const gauges = watchGateway(host, () => endpoint.sessionCount);
 
   // The HTTP+SSE paths hang under the MCP path, so one allow-list entry in a proxy covers both.
   const base = settings.path.replace(/\/$/, '');
@@ -149,9 +156,14 @@ export async function startHttpGateway(
     // Without configured authentication the API and media are the machine owner's: they need
     // the local token, since a loopback address is any local user's (the MCP endpoint stays
     // open to local clients, which change no server without it).
-    if (local && (area === 'api' || area === 'media') && ctx.principal?.kind !== 'local')
+    if (
+      local &&
+      (area === 'api' || area === 'media' || area === 'metrics') &&
+      ctx.principal?.kind !== 'local'
+    )
       return localTokenRequired(local);
     if (area === 'api') return api.handle(ctx);
+    if (area === 'metrics') return metricsRoute(method, options.metricsText);
     if (area === 'ui') return ui(ctx.request);
     if (area === 'media') return media(ctx.request);
     if (area === 'root' && (method === 'GET' || method === 'HEAD'))
@@ -223,6 +235,7 @@ export async function startHttpGateway(
     },
     close: async () => {
       host.off('catalog', onCatalog);
+      gauges.stop();
       api.close();
       await endpoint.close();
       await listener.close();
@@ -250,8 +263,9 @@ class ContextSource implements RequestSource {
 }
 
 /** Which part of the dashboard a path belongs to; undefined for the MCP paths and anything else. */
-function dashboardArea(pathname: string): 'api' | 'ui' | 'media' | 'root' | undefined {
+function dashboardArea(pathname: string): 'api' | 'ui' | 'media' | 'root' | 'metrics' | undefined {
   if (pathname === '/') return 'root';
+  if (pathname === METRICS_PATH) return 'metrics';
   if (pathname === '/api' || pathname.startsWith('/api/')) return 'api';
   if (pathname === '/ui' || pathname.startsWith('/ui/')) return 'ui';
   if (pathname.startsWith('/media/')) return 'media';
@@ -270,6 +284,28 @@ function localTokenRequired(local: LocalCredential): Response {
     { 'WWW-Authenticate': 'Bearer realm="switchboard"', 'cache-control': 'no-store' },
   );
   return response;
+}
+
+/** Where the Prometheus text is served (the path Prometheus scrapes by default). */
+export const METRICS_PATH = '/metrics';
+
+/** `GET /metrics`: the Prometheus text exposition format (0.0.4), or 404 when telemetry serves none. */
+async function metricsRoute(
+  method: string,
+  metricsText: (() => Promise<string>) | undefined,
+): Promise<Response> {
+  if (!metricsText) {
+    return apiError(
+      404,
+      'NOT_FOUND',
+      'This gateway serves no metrics. Set "telemetry": { "metrics": { "prometheus": true } } in switchboard.json ' +
+        '(or OTEL_METRICS_EXPORTER=prometheus) to serve them here.',
+    );
+  }
+  if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET');
+  return new Response(method === 'HEAD' ? null : await metricsText(), {
+    headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' },
+  });
 }
 
 function notAllowed(allow: 'GET' | 'POST'): Response {

@@ -18,6 +18,12 @@ import {
 } from './governance-config.js';
 import { shownField } from './issue-text.js';
 import { SERVER_NAME_RULE, serverNameProblem } from './server-name.js';
+import {
+  mergeTelemetry,
+  parseTelemetry,
+  type TelemetrySection,
+  telemetrySchema,
+} from './telemetry-config.js';
 
 export { lineAndColumn, parseConfigText } from './config-text.js';
 
@@ -41,6 +47,7 @@ export const configFileSchema = z
       .describe(`Upstream MCP servers, keyed by name (${SERVER_NAME_RULE}).`),
     governance: governanceSchema.optional(),
     gateway: gatewaySchema.optional(),
+    telemetry: telemetrySchema.optional(),
   })
   .describe('Switchboard configuration: switchboard.json (project) or ~/.switchboard/config.json (user).');
 
@@ -68,6 +75,8 @@ export interface ConfigFile {
   readonly governance?: Partial<GovernanceConfig>;
   /** The gateway fields the file sets; `resolveGateway` applies the defaults. */
   readonly gateway?: GatewaySection;
+  /** The telemetry fields the file sets (telemetry-config.ts); the app gives them their meaning. */
+  readonly telemetry?: TelemetrySection;
 }
 
 /** What to do with a server entry that does not normalize. */
@@ -81,7 +90,7 @@ export interface NormalizeConfigOptions {
   readonly invalidEntries?: 'throw' | 'collect';
 }
 
-const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance', 'gateway'] as const;
+const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance', 'gateway', 'telemetry'] as const;
 
 function fileError(file: string, field: string, problem: string): SwitchboardError {
   return new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${problem}`, {
@@ -120,7 +129,7 @@ export function normalizeConfigFile(
       shownField([key]),
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
-        : 'unknown field. Remove it; a config file holds only "$schema", "servers", "governance" and "gateway".',
+        : 'unknown field. Remove it; a config file holds only "$schema", "servers", "governance", "gateway" and "telemetry".',
     );
   }
   if (raw.$schema !== undefined && typeof raw.$schema !== 'string') {
@@ -132,6 +141,7 @@ export function normalizeConfigFile(
   }
   const governance = raw.governance !== undefined ? parseGovernance(raw.governance, file) : undefined;
   const gateway = raw.gateway !== undefined ? parseGateway(raw.gateway, file) : undefined;
+  const telemetry = raw.telemetry !== undefined ? parseTelemetry(raw.telemetry, file) : undefined;
   const normalized: ServerConfig[] = [];
   const invalid: InvalidEntry[] = [];
   for (const [name, entry] of Object.entries(servers)) {
@@ -147,6 +157,7 @@ export function normalizeConfigFile(
     ...(options.invalidEntries === 'collect' && { invalid }),
     ...(governance !== undefined && { governance }),
     ...(gateway !== undefined && { gateway }),
+    ...(telemetry !== undefined && { telemetry }),
   };
 }
 
@@ -204,10 +215,12 @@ export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile 
   ];
   const governance = mergeGovernance(user.governance ?? {}, project.governance ?? {});
   const gateway = mergeGateway(user.gateway ?? {}, project.gateway ?? {});
+  const telemetry = mergeTelemetry(user.telemetry ?? {}, project.telemetry ?? {});
   return {
     servers: [...merged, ...project.servers.filter((s) => !userNames.has(s.name))],
     ...((user.invalid !== undefined || project.invalid !== undefined) && { invalid }),
     ...(Object.keys(governance).length > 0 && { governance }),
     ...(Object.keys(gateway).length > 0 && { gateway }),
+    ...(Object.keys(telemetry).length > 0 && { telemetry }),
   };
 }

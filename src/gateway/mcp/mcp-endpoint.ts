@@ -25,6 +25,7 @@ import { jsonRpcError } from './json-rpc-error.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { checkParamHeaders } from './param-headers.js';
 import { everyListChanged, type GatewayPrincipal, type ViewChanges, viewKeyOf } from './served-catalog.js';
+import { servedWithSpan } from './served-span.js';
 import { type SettledCall, withSettledCall } from './settled-call.js';
 
 /**
@@ -125,6 +126,17 @@ export class McpEndpoint {
     parsedBody?: unknown,
   ): Promise<Response> {
     const own = source instanceof Request ? sourceOf(source) : source;
+    // One server span per MCP request (served-span.ts): what the upstream request is a child of.
+    return servedWithSpan({ head: own.head, body: parsedBody, principal: principal.id }, () =>
+      this.serve(own, principal, parsedBody),
+    );
+  }
+
+  private async serve(
+    own: RequestSource,
+    principal: GatewayPrincipal,
+    parsedBody: unknown,
+  ): Promise<Response> {
     // `own.signal` is read only where a call needs it (the adapter makes it on first use).
     const { head, request } = own;
     const fast = this.options.fastToolCall;

@@ -1,0 +1,216 @@
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import {
+  type Attributes,
+  context,
+  type Histogram,
+  type Link,
+  SpanKind,
+  trace,
+  type UpDownCounter,
+} from '@opentelemetry/api';
+import { meterBound } from '../../core/telemetry/meter-bound.js';
+import {
+  ERROR_TYPE,
+  EXECUTE_TOOL,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_PROMPT_NAME,
+  GEN_AI_TOOL_NAME,
+  JSONRPC_REQUEST_ID,
+  MCP_METHOD_NAME,
+  MCP_PROTOCOL_VERSION,
+  MCP_RESOURCE_URI,
+  MCP_SERVER_OPERATION_DURATION,
+  MCP_SESSION_ID,
+  NETWORK_PROTOCOL_NAME,
+  NETWORK_TRANSPORT,
+  OPERATION_BUCKETS_S,
+  RPC_RESPONSE_STATUS_CODE,
+  SWITCHBOARD_ERA,
+  SWITCHBOARD_PRINCIPAL,
+} from '../../core/telemetry/semconv.js';
+import {
+  extractRemoteParent,
+  failSpan,
+  type HeaderCarrier,
+  switchboardTracer,
+  tracingOn,
+} from '../../core/telemetry/trace-context.js';
+import { answerOutcome, type Outcome, watchSseAnswer } from './served-outcome.js';
+
+/**
+ * The server side of one MCP request the gateway serves over HTTP, as the MCP conventions'
+ * "Server" span and `mcp.server.operation.duration` metric describe it
+ * (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#server): a SERVER span named
+ * `{mcp.method.name} {target}`, whose parent is the context in the request's `params._meta`
+ * (else its W3C `traceparent` header), with the transport's own context, if any, as a link.
+ * The span is the active one while the request is served, so the upstream request it makes
+ * (request-span.ts in the client) becomes its child, and carries the trace on in its `_meta`.
+ *
+ * The operation ends with its answer: for a JSON response, when it is returned; for an SSE
+ * response, when the stream carries the answer to this request's id (or ends). The outcome
+ * (`error.type`: the JSON-RPC code, or `tool_error` for `isError: true`) is read from that
+ * answer. With no SDK registered none of this runs: no span records, the meter is a no-op,
+ * and the response passes untouched.
+ */
+
+/** What of an HTTP request the span needs. */
+export interface ServedRequest {
+  readonly head: HeaderCarrier;
+  readonly body: unknown;
+  readonly principal: string;
+  /** The session's negotiated version, where a session has one. */
+  readonly protocolVersion?: string | undefined;
+}
+
+const instruments = meterBound((meter) => ({
+  duration: meter.createHistogram(MCP_SERVER_OPERATION_DURATION, {
+    description: 'Duration of an MCP request the gateway served, until its answer was sent.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [...OPERATION_BUCKETS_S] },
+  }) as Histogram,
+  active: meter.createUpDownCounter('switchboard.gateway.requests.active', {
+    description: 'MCP requests the gateway is serving now.',
+    unit: '{request}',
+  }) as UpDownCounter,
+}));
+
+/** A JSON-RPC request (or notification) as far as the span reads it. */
+interface Message {
+  readonly id?: unknown;
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/** Serves `request` through `serve`, under a server span and the duration metric when telemetry is on. */
+export async function servedWithSpan(
+  request: ServedRequest,
+  serve: () => Promise<Response>,
+): Promise<Response> {
+  const metered = instruments().on;
+  if (!metered && !tracingOn()) return serve();
+  // The tracer is a proxy: without an SDK its span is a non-recording one, cheap to make, but
+  // the message is not even looked at unless something will read what comes of it.
+  const message = messageOf(request.body);
+  if (message === undefined) return serve();
+  const ambient = trace.getSpanContext(context.active());
+  const parent = extractRemoteParent(
+    message.params?._meta as Record<string, unknown> | undefined,
+    request.head,
+  );
+  const tool = message.method === 'tools/call' ? stringParam(message, 'name') : undefined;
+  const prompt = message.method === 'prompts/get' ? stringParam(message, 'name') : undefined;
+  const target = tool ?? prompt;
+  const links: Link[] = ambient ? [{ context: ambient }] : [];
+  const span = switchboardTracer().startSpan(
+    target === undefined ? message.method : `${message.method} ${target}`,
+    { kind: SpanKind.SERVER, links },
+    parent,
+  );
+  const recording = span.isRecording();
+  if (!recording && !metered) return context.with(trace.setSpan(parent, span), serve);
+
+  const version = request.protocolVersion ?? protocolVersionOf(message, request.head);
+  const attributes: Attributes = {
+    [MCP_METHOD_NAME]: message.method,
+    [NETWORK_TRANSPORT]: 'tcp',
+    ...(tool !== undefined && { [GEN_AI_TOOL_NAME]: tool, [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL }),
+    ...(prompt !== undefined && { [GEN_AI_PROMPT_NAME]: prompt }),
+    ...(version !== undefined && { [MCP_PROTOCOL_VERSION]: version }),
+  };
+  if (recording) {
+    span.setAttributes(attributes);
+    span.setAttribute(NETWORK_PROTOCOL_NAME, 'http');
+    span.setAttribute(SWITCHBOARD_PRINCIPAL, request.principal);
+    if (version !== undefined) span.setAttribute(SWITCHBOARD_ERA, version >= '2026' ? 'modern' : 'legacy');
+    const id = message.id;
+    if (typeof id === 'string' || typeof id === 'number') span.setAttribute(JSONRPC_REQUEST_ID, String(id));
+    const session = request.head.header('mcp-session-id');
+    if (session !== null) span.setAttribute(MCP_SESSION_ID, session);
+    const uri = stringParam(message, 'uri');
+    if (uri !== undefined) span.setAttribute(MCP_RESOURCE_URI, uri);
+  }
+  const started = performance.now();
+  const { active, duration } = instruments().instruments;
+  if (metered) active.add(1, { [MCP_METHOD_NAME]: message.method });
+  let ended = false;
+  const end = (outcome: Outcome) => {
+    if (ended) return;
+    ended = true;
+    if (metered) {
+      active.add(-1, { [MCP_METHOD_NAME]: message.method });
+      const errorType = outcome.errorType;
+      duration.record(
+        (performance.now() - started) / 1000,
+        errorType === undefined ? attributes : { ...attributes, [ERROR_TYPE]: errorType },
+      );
+    }
+    if (!recording) return;
+    if (outcome.errorType !== undefined) failSpan(span, outcome.errorType, outcome.message);
+    if (outcome.rpcCode !== undefined) span.setAttribute(RPC_RESPONSE_STATUS_CODE, String(outcome.rpcCode));
+    span.end();
+  };
+  let response: Response;
+  try {
+    response = await context.with(trace.setSpan(parent, span), serve);
+  } catch (error) {
+    end({ errorType: '_OTHER', ...(error instanceof Error && { message: error.message }) });
+    throw error;
+  }
+  return finishWith(response, message, end);
+}
+
+/** Ends the operation with the response's answer: read now (JSON), or as the stream carries it (SSE). */
+async function finishWith(
+  response: Response,
+  message: Message,
+  end: (outcome: Outcome) => void,
+): Promise<Response> {
+  const type = response.headers.get('content-type') ?? '';
+  const id = message.id;
+  if (id === undefined || id === null || response.body === null) {
+    // A notification (202), or an answer with no body: the HTTP status is the outcome.
+    end(response.status >= 400 ? { errorType: String(response.status) } : {});
+    return response;
+  }
+  if (type.startsWith('text/event-stream')) return watchSseAnswer(response, id, end);
+  if (type.startsWith('application/json')) {
+    end(
+      answerOutcome(
+        await response
+          .clone()
+          .json()
+          .catch(() => undefined),
+        id,
+        response.status,
+      ),
+    );
+    return response;
+  }
+  end(response.status >= 400 ? { errorType: String(response.status) } : {});
+  return response;
+}
+
+function messageOf(body: unknown): Message | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (typeof method !== 'string') return undefined;
+  return {
+    id: (body as { id?: unknown }).id,
+    method,
+    ...(typeof params === 'object' && params !== null && { params: params as Record<string, unknown> }),
+  };
+}
+
+function stringParam(message: Message, key: string): string | undefined {
+  const value = message.params?.[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** 2026-07-28 requests say their version in `_meta`; 2025 ones in the header, and `initialize` in its params. */
+function protocolVersionOf(message: Message, head: HeaderCarrier): string | undefined {
+  const meta = message.params?._meta as Record<string, unknown> | undefined;
+  const fromMeta = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof fromMeta === 'string') return fromMeta;
+  if (message.method === 'initialize') return stringParam(message, 'protocolVersion');
+  return head.header('mcp-protocol-version') ?? undefined;
+}
