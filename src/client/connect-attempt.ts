@@ -47,6 +47,8 @@ export interface AttemptWiring {
   readonly connecting: (transport: Transport | undefined) => void;
   /** True once the connection was closed: a handshake that finishes then is undone. */
   readonly closed: () => boolean;
+  /** A failed attempt's transport still ending what it started (close() waits for it). */
+  readonly ending: (closing: Promise<void>) => void;
 }
 
 export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring): Promise<Session> {
@@ -119,8 +121,15 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
         probeServerError: tap.probeServerError(),
         stdoutNoise: noise,
       });
-    await client.close().catch(() => undefined);
-    await transport.close().catch(() => undefined);
+    // The failure is known now; ending what the attempt started (a server that ignores
+    // SIGTERM takes the whole kill grace) is not the caller's wait. It is handed to the
+    // connection, whose close() still waits for it, so nothing is left behind.
+    wiring.ending(
+      (async () => {
+        await client.close().catch(() => undefined);
+        await transport.close().catch(() => undefined);
+      })(),
+    );
     throw failure;
   }
   const negotiated = client.getNegotiatedProtocolVersion();

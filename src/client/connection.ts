@@ -71,6 +71,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private session?: Session;
   /** The transport of a connect attempt under way, so close() can cut it short. */
   private connectingTransport?: Transport;
+  /** Failed connect attempts still ending what they started; close() waits for them. */
+  private attemptsEnding: Promise<void> = Promise.resolve();
   private connecting?: Promise<void>;
   private reinitializing?: Promise<void>;
   private readonly drops = new ConnectionDrops();
@@ -169,6 +171,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       connecting?.close().catch(() => undefined),
       // A dropped transport may still be ending what its server left running.
       this.drops.ending,
+      // So may the transport of a connect attempt that failed.
+      this.attemptsEnding,
     ]);
   }
 
@@ -343,6 +347,10 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
         this.connectingTransport = transport;
       },
       closed: () => this.currentState === 'closed',
+      ending: (closing) => {
+        const before = this.attemptsEnding;
+        this.attemptsEnding = Promise.all([before, closing]).then(() => undefined);
+      },
     };
   }
 

@@ -18,7 +18,7 @@ import { normalizeServerEntry } from '../../src/core/server-config.js';
  */
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OTHER_CLIENT = '<!-- snippet: other client -->';
-const SECTIONS = ['"servers"', '"governance"', '"gateway"', '"$schema"'];
+const SECTIONS = ['"servers"', '"governance"', '"gateway"', '"telemetry"', '"$schema"'];
 
 interface Snippet {
   readonly where: string;

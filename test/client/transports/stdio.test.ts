@@ -77,6 +77,8 @@ describe('stdio transport', () => {
     expect(error.message).toMatch(/did not finish the handshake/);
     const started = logs.map((l) => /^started process (\d+)$/.exec(l.text)).find(Boolean);
     expect(started).toBeTruthy();
+    // The rejection does not wait for the server to be ended; close() does.
+    await conn.close();
     expect(await processesInGroup(Number(started![1]))).toEqual([]);
   });
 
