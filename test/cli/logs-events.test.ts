@@ -144,5 +144,6 @@ describe('switchboard events', () => {
     expect(usage.code).toBe(2);
     expect(elsewhere.code).toBe(0);
     expect(elsewhere.err[0]).toContain('No events: nothing has been stored');
-  });
+    // Three CLI processes in turn, each loading the host: slow when the whole suite runs.
+  }, 90_000);
 });
