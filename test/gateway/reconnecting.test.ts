@@ -2,20 +2,19 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentSession } from '../../src/agents/session.js';
 import { resolveGateway } from '../../src/core/config/gateway-config.js';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { type HttpGateway, startHttpGateway } from '../../src/gateway/http-gateway.js';
-import { createGatewayServer } from '../../src/gateway/mcp/gateway-server.js';
-import { IdempotencyCache } from '../../src/gateway/mcp/idempotency.js';
 import { RECONNECTING_RPC_CODE } from '../../src/gateway/mcp/upstream-calls.js';
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 import { catalogHas, eventually } from '../helpers/wait.js';
 import { ApiClient, loginCookie } from './api/api-harness.js';
+import { inMemoryGatewayClient } from './in-memory-gateway.js';
 import { modernClient, quietLog, rpcError } from './modern-client.js';
 
 /**
@@ -163,19 +162,7 @@ describe('while a server reconnects', () => {
   });
 
   it('a caller whose grants do not reach the server hears "unknown", as if it did not exist', async () => {
-    const server = createGatewayServer({
-      host,
-      principal: { id: 'other-team', allows: (s) => s !== 'flaky' },
-      naming: 'namespaced',
-      expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
-      consent: 'off',
-      limits: { argumentBytes: 10_000, depth: 8, stringLength: 1_000 },
-      idempotency: new IdempotencyCache(60_000),
-    });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client({ name: 'other-team', version: '1.0.0' });
-    await client.connect(b);
+    const client = await inMemoryGatewayClient(host, { id: 'other-team', allows: (s) => s !== 'flaky' });
     try {
       const call = await rpcError(client.callTool({ name: 'mcp__flaky__echo', arguments: {} }));
       expect(call).toMatchObject({ code: -32602 });
@@ -199,19 +186,7 @@ describe('while a server reconnects', () => {
 
   it("a gateway caller's reads and prompt gets are audited under its own name", async () => {
     await catalogHas(host, 'mcp__flaky__echo');
-    const server = createGatewayServer({
-      host,
-      principal: { id: 'reader-7', allows: () => true },
-      naming: 'namespaced',
-      expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
-      consent: 'off',
-      limits: { argumentBytes: 10_000, depth: 8, stringLength: 1_000 },
-      idempotency: new IdempotencyCache(60_000),
-    });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client({ name: 'reader', version: '1.0.0' });
-    await client.connect(b);
+    const client = await inMemoryGatewayClient(host, { id: 'reader-7', allows: () => true });
     try {
       await eventually(
         () => host.catalog().resources.some((r) => r.item.uri === 'kitchen://text'),

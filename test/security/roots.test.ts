@@ -2,13 +2,12 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
-import { createGatewayServer } from '../../src/gateway/mcp/gateway-server.js';
-import { IdempotencyCache } from '../../src/gateway/mcp/idempotency.js';
 import { Host, type HostOptions } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
+import { inMemoryGatewayClient } from '../gateway/in-memory-gateway.js';
 import { filesystemBin } from '../helpers/servers.js';
 import { catalogHas, eventually } from '../helpers/wait.js';
 
@@ -115,20 +114,14 @@ describe('roots come only from configuration', () => {
 
 describe("a gateway client's roots are confined to the server's configured ones", () => {
   async function clientClaiming(claimed: { uri: string; name?: string }[]): Promise<Client> {
-    const server = createGatewayServer({
-      host: host!,
-      principal: { id: 'granted-kitchen-only', allows: (s) => s === 'kitchen' },
-      naming: 'namespaced',
-      expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
-      consent: 'off',
-      limits: { argumentBytes: 10_000, depth: 8, stringLength: 1_000 },
-      idempotency: new IdempotencyCache(60_000),
-    });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client({ name: 'claiming-client', version: '1.0.0' }, { capabilities: { roots: {} } });
-    client.setRequestHandler('roots/list', () => ({ roots: claimed }));
-    await client.connect(b);
+    const client = await inMemoryGatewayClient(
+      host!,
+      { id: 'granted-kitchen-only', allows: (s) => s === 'kitchen' },
+      {
+        capabilities: { roots: {} },
+        setup: (c) => c.setRequestHandler('roots/list', () => ({ roots: claimed })),
+      },
+    );
     return client;
   }
 
