@@ -16,7 +16,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ElicitationHandler, SamplingHandler } from '../../src/client/index.js';
 import { describeError, isSwitchboardError } from '../../src/core/index.js';
 import { AUTH_HANDLERS } from './auth-scenarios.js';
@@ -142,11 +142,10 @@ const requestState: Handler = (ctx) => {
   });
 };
 
-/** The SDK's refusal of a 2026-07-28 result without `resultType`, as the Connection maps it. */
+/** The SDK's refusal of a 2026-07-28 result without `resultType`, as the Connection maps it
+ * (UPSTREAM_PROTOCOL: the server answered in a shape the protocol does not allow). */
 function isMissingResultType(error: unknown): boolean {
-  if (!isSwitchboardError(error, 'UPSTREAM_ERROR') || error.details.sdkCode !== SdkErrorCode.InvalidResult) {
-    return false;
-  }
+  if (!isSwitchboardError(error, 'UPSTREAM_PROTOCOL')) return false;
   const cause = error.cause;
   return isRecord(cause) && isRecord(cause.data) && cause.data.violation === 'missing-resultType';
 }
