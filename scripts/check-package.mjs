@@ -79,7 +79,7 @@ async function startAndStop(bin, cwd) {
 
 try {
   step('from the clone: npx switchboard');
-  run('npx', ['switchboard', 'help'], { expect: /usage: switchboard/ });
+  run('npx', ['switchboard', '--help'], { expect: /usage: switchboard/ });
   run('npx', ['switchboard', '--config', project, 'list'], { expect: /No servers configured/ });
 
   step('npm pack');
@@ -115,8 +115,8 @@ try {
   });
   const bin = join(prefix, 'bin', 'switchboard');
 
-  step('the installed switchboard: help, list, start');
-  run(bin, ['help'], { cwd: project, expect: /usage: switchboard/ });
+  step('the installed switchboard: --help, list, start');
+  run(bin, ['--help'], { cwd: project, expect: /usage: switchboard/ });
   run(bin, ['list'], { cwd: project, expect: /No servers configured/ });
   await startAndStop(bin, project);
   step('ok');

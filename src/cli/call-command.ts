@@ -64,7 +64,7 @@ export async function callCommand(ctx: CliContext): Promise<ExitCode> {
   // Attached first: what it answers never reaches the terminal prompt.
   const answered =
     values.yes || !interactive
-      ? answerOneShot(host.inbox, { approve: values.yes, declineQuestions: !interactive })
+      ? answerOneShot(host.inbox, { approve: values.yes, noTerminal: !interactive })
       : undefined;
   const detach = interactive
     ? attachTerminalPrompt(host.inbox, { input: ctx.stdin, output: process.stderr })

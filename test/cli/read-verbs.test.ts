@@ -205,9 +205,7 @@ describe('switchboard call', () => {
     );
   });
 
-  // Skipped: one of its four CLI runs hangs since --yes and the running-gateway lookup were
-  // merged together (each passed on its own branch); the cases were checked by hand. To fix.
-  it.skip('declines an approval with no terminal (exit 4) unless --yes, and asks at the prompt with --interactive', async () => {
+  it('declines an approval with no terminal (exit 4) unless --yes, and asks at the prompt with --interactive', async () => {
     const [readOnly, declined, confirmed] = await Promise.all([
       sb('ask', ['call', 'kitchen.echo', 'text=hi']),
       sb('ask', ['call', 'kitchen.add', 'a=1', 'b=2']),
