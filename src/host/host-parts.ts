@@ -11,7 +11,7 @@ import {
 import type { GovernanceConfig } from '../core/config/governance-config.js';
 import { resolveGovernance } from '../core/config/governance-config.js';
 import { describeError } from '../core/errors.js';
-import type { TrustLevel } from '../core/server-config.js';
+import type { RootConfig, TrustLevel } from '../core/server-config.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/ports.js';
 import { CallerRelay } from './caller-relay.js';
@@ -59,6 +59,8 @@ export interface HostParts {
   readonly network: NetworkGuard;
   /** Resolves host names for the network guard. */
   readonly resolver: AddressResolver;
+  /** The roots offered to every server whose entry names none (HostOptions.roots). */
+  readonly defaultRoots: readonly RootConfig[];
   /** Set once the host exists; until then log lines and events are dropped (none come). */
   bind(sink: HostSink): void;
 }
@@ -148,6 +150,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     processes,
     network,
     resolver,
+    defaultRoots: options.roots ?? [],
     bind: (next) => {
       sink = next;
     },

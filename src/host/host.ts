@@ -9,6 +9,7 @@ import type { Connection } from '../client/connection.js';
 import type { CallOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
 import { type RelayAnswer, type RelayedRequest, relayRequest } from '../client/relay.js';
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
+import { type Roots, resolveRoots } from '../client/roots.js';
 import { TypedEmitter } from '../client/typed-emitter.js';
 import type { SwitchboardError } from '../core/errors.js';
 import { interpolate } from '../core/interpolate.js';
@@ -363,6 +364,14 @@ export class Host extends TypedEmitter<HostEvents> {
     return relay();
   }
 
+  /**
+   * The roots `server` is offered (its entry's, else the embedding app's; client/roots.ts):
+   * the workspace an agent's reads of `file:` resources must stay in.
+   */
+  rootsOf(server: string): Roots {
+    return resolveRoots(this.registry.config(server)?.roots, this.parts.defaultRoots);
+  }
+
   /** The era and capabilities `server` is connected with (whether its requests can be relayed). */
   upstreamProtocol(server: string): { era?: 'modern' | 'legacy'; capabilities?: ServerCapabilities } {
     const connection = this.supervisor.connection(server);
@@ -422,15 +431,27 @@ export class Host extends TypedEmitter<HostEvents> {
     return options.raw ? result : guardedPrompt(result, name, this.guardContext(server));
   }
 
-  /** Runs a read or a prompt get and audits it (the answer waits for the record, as a call's does). */
-  private audited<T>(
-    action: string,
+  /**
+   * Runs a read or a prompt get once policy allows it (Governor.admitRead: deny rules and the
+   * non-interactive profiles apply to reads too) and audits it; the answer waits for the
+   * record, as a call's does.
+   */
+  private async audited<T>(
+    action: 'resource_read' | 'prompt_get',
     server: string,
     options: ContentOptions,
     details: Record<string, unknown>,
     work: () => Promise<T>,
   ): Promise<T> {
     const session = options.session;
+    const kind = action === 'prompt_get' ? 'prompts/get' : 'resources/read';
+    await this.governor.admitRead({
+      action,
+      kind,
+      server,
+      details,
+      ...(session !== undefined && { session }),
+    });
     return this.governor.noted({ action, server, details, ...(session !== undefined && { session }) }, work);
   }
 

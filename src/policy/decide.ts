@@ -49,7 +49,10 @@ function globMatch(glob: string, value: string): boolean {
   return new RegExp(`^${body}$`).test(value);
 }
 
-function ruleFor(request: CallRequest, effect: PolicyRule['effect']): PolicyRule | undefined {
+function ruleFor(
+  request: Pick<CallRequest, 'server' | 'tool' | 'rules'>,
+  effect: PolicyRule['effect'],
+): PolicyRule | undefined {
   return request.rules?.find(
     (r) => r.effect === effect && globMatch(r.server, request.server) && globMatch(r.tool, request.tool),
   );
@@ -87,4 +90,43 @@ export function decide(request: CallRequest): Decision {
     case 'read-only':
       return { verdict: 'ask', risk, reason: 'read-only mode asks before every MCP call' };
   }
+}
+
+/** What a read names in the rules: a resource read or a prompt get, as its MCP method. */
+export type ReadKind = 'resources/read' | 'prompts/get';
+
+export interface ReadRequest {
+  readonly server: string;
+  readonly kind: ReadKind;
+  readonly profile: Profile;
+  readonly rules?: readonly PolicyRule[];
+}
+
+/**
+ * A resource read or a prompt get. They change nothing on the server, so no approval mode
+ * asks (asking each time context is read is a feature nobody would keep on), but they carry
+ * the same capability as a call: a rule that denies wins, and a profile that is not
+ * interactive denies unless a rule allows them. Rules name them by method as the `tool`
+ * (`resources/read`, `prompts/get`), which no MCP tool name can be (a tool name has no `/`),
+ * so `"tool": "*"` covers a server's reads as it covers its tools.
+ */
+export function decideRead(request: ReadRequest): Decision {
+  const risk: ToolRisk = 'read_only';
+  const lookup = {
+    server: request.server,
+    tool: request.kind,
+    ...(request.rules && { rules: request.rules }),
+  };
+  const name = `${request.server}/${request.kind}`;
+  const denied = ruleFor(lookup, 'deny');
+  if (denied)
+    return { verdict: 'deny', risk, reason: `${name} is denied by the rule ${denied.server}/${denied.tool}` };
+  if (request.profile !== 'interactive' && !ruleFor(lookup, 'allow')) {
+    return {
+      verdict: 'deny',
+      risk,
+      reason: `the ${request.profile} profile denies reads that no rule allows; add an allow rule for ${name}`,
+    };
+  }
+  return { verdict: 'allow', risk, reason: 'reads change nothing on the server' };
 }

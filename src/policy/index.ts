@@ -4,8 +4,17 @@ export type { AddressVerdict } from './address-class.js';
 export { classifyAddress, inspectAddress } from './address-class.js';
 export type { AddressClass, AddressRange } from './address-ranges.js';
 export { ADDRESS_RANGES } from './address-ranges.js';
-export type { ApprovalMode, CallRequest, Decision, PolicyRule, Profile, Verdict } from './decide.js';
-export { decide } from './decide.js';
+export type {
+  ApprovalMode,
+  CallRequest,
+  Decision,
+  PolicyRule,
+  Profile,
+  ReadKind,
+  ReadRequest,
+  Verdict,
+} from './decide.js';
+export { decide, decideRead } from './decide.js';
 export type { IpAddress } from './ip-address.js';
 export { parseIpAddress } from './ip-address.js';
 export { isSecretField, MASKED, maskArguments, maskSecretValues, previewArguments } from './masking.js';

@@ -24,3 +24,19 @@ export function stringArg(args: Record<string, unknown>, name: string): string |
   const value = args[name];
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
+
+/** What a read or a prompt get hands a model at most, in bytes of text (256 KiB). */
+export const CONTENT_OUTPUT_CAP = 256 * 1024;
+
+/** The first `maxBytes` bytes of `text` as UTF-8, never ending in half a character. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  return Buffer.from(text)
+    .subarray(0, Math.max(maxBytes, 0))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+}
+
+/** The note that says how much of a capped output was left out. */
+export function cutNote(cut: number, cap: number): string {
+  return `[Output cut: ${cut} bytes over the ${cap >= 1024 ? `${Math.round(cap / 1024)} KiB` : `${cap}-byte`} limit were left out.]`;
+}

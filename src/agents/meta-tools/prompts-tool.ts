@@ -1,17 +1,19 @@
 import type { CallToolResult, GetPromptResult, Prompt } from '@modelcontextprotocol/client';
 import { describeError } from '../../core/errors.js';
 import { type MetaContext, pickServer } from './context.js';
-import { errorOutcome, jsonOutcome, stringArg } from './outcome.js';
+import { CONTENT_OUTPUT_CAP, cutNote, cutToBytes, errorOutcome, jsonOutcome, stringArg } from './outcome.js';
 
 /**
  * `mcp_prompts`: list the prompts of the servers an agent may see, or get one prompt's
  * messages. Required arguments are checked before the server is asked, so the model learns
- * which are missing in one step.
+ * which are missing in one step. What a get returns is capped like a resource read (256 KiB
+ * of text), with a note saying what was cut.
  */
 
 export async function runPromptsTool(
   context: MetaContext,
   args: Record<string, unknown>,
+  options: { readonly capBytes?: number } = {},
 ): Promise<CallToolResult> {
   const visible = new Set(context.visibleServers());
   const named = stringArg(args, 'server');
@@ -52,7 +54,14 @@ export async function runPromptsTool(
         const result = await context.host.getPrompt(pick.server, name, given.values, {
           ...(context.signal && { signal: context.signal }),
         });
-        return jsonOutcome({ server: pick.server, prompt: name, messages: messagesOf(result) });
+        const cap = options.capBytes ?? CONTENT_OUTPUT_CAP;
+        const { messages, cut } = cappedMessages(messagesOf(result), cap);
+        return jsonOutcome({
+          server: pick.server,
+          prompt: name,
+          messages,
+          ...(cut > 0 && { note: cutNote(cut, cap) }),
+        });
       } catch (error) {
         return errorOutcome(`Getting prompt "${name}" from ${pick.server} failed: ${describeError(error)}`);
       }
@@ -94,4 +103,27 @@ export function messagesOf(result: GetPromptResult): { role: string; text: strin
           ? m.content.resource.text
           : `[${m.content.type} content]`,
   }));
+}
+
+/** Messages cut so their text stays under `cap` bytes in all; `cut` says how many were left out. */
+export function cappedMessages(
+  messages: readonly { role: string; text: string }[],
+  cap: number,
+): { messages: { role: string; text: string }[]; cut: number } {
+  let left = cap;
+  let cut = 0;
+  const kept: { role: string; text: string }[] = [];
+  for (const message of messages) {
+    const bytes = Buffer.byteLength(message.text);
+    if (bytes <= left) {
+      kept.push(message);
+      left -= bytes;
+      continue;
+    }
+    const text = cutToBytes(message.text, left);
+    cut += bytes - Buffer.byteLength(text);
+    left = 0;
+    if (text.length > 0) kept.push({ role: message.role, text });
+  }
+  return { messages: kept, cut };
 }

@@ -1,15 +1,18 @@
 import type { CallToolResult, ContentBlock, ReadResourceResult } from '@modelcontextprotocol/client';
 import { describeError } from '../../core/errors.js';
 import { type MetaContext, pickServer } from './context.js';
-import { errorOutcome, jsonOutcome, stringArg } from './outcome.js';
+import { CONTENT_OUTPUT_CAP, cutNote, cutToBytes, errorOutcome, jsonOutcome, stringArg } from './outcome.js';
+import { judgeFilePath, judgeListed, type ScopeVerdict } from './resource-scope.js';
 
 /**
  * `mcp_resources`: list resources, list resource templates, or read one resource, across the
- * servers an agent may see. What a read returns is capped (256 KiB of text by default) with
- * a note saying what was cut, so one large file cannot flood the model's context.
+ * servers an agent may see. A read names a URI the server listed or one of its templates
+ * fits, and a `file:` URI must lie in the server's workspace roots (resource-scope.ts). What
+ * a read returns is capped (256 KiB of text by default) with a note saying what was cut, so
+ * one large file cannot flood the model's context.
  */
 
-export const RESOURCE_OUTPUT_CAP = 256 * 1024;
+export const RESOURCE_OUTPUT_CAP = CONTENT_OUTPUT_CAP;
 
 export async function runResourcesTool(
   context: MetaContext,
@@ -54,6 +57,8 @@ export async function runResourcesTool(
       const offering = [...catalog.resources, ...catalog.resourceTemplates].map((r) => r.server);
       const pick = pickServer(context, named, exact.length > 0 ? exact : offering);
       if ('error' in pick) return errorOutcome(pick.error);
+      const scope = await readScope(context, pick.server, uri);
+      if (!scope.ok) return errorOutcome(`Not read: ${scope.reason}.`);
       try {
         const result = await context.host.readResource(pick.server, uri, {
           ...(context.signal && { signal: context.signal }),
@@ -66,6 +71,17 @@ export async function runResourcesTool(
     default:
       return errorOutcome('"action" must be "list", "templates" or "read".');
   }
+}
+
+/** Whether an agent may read `uri` from `server` (resource-scope.ts says why it asks). */
+async function readScope(context: MetaContext, server: string, uri: string): Promise<ScopeVerdict> {
+  const catalog = context.host.catalog();
+  const listed = judgeListed(uri, {
+    listed: catalog.resources.filter((r) => r.server === server).map((r) => r.item.uri),
+    templates: catalog.resourceTemplates.filter((r) => r.server === server).map((r) => r.item.uriTemplate),
+  });
+  if (!listed.ok) return listed;
+  return judgeFilePath(uri, context.host.rootsOf(server));
 }
 
 /** A read result as tool content: each part an embedded resource, so media handling applies. */
@@ -96,10 +112,7 @@ export function capped(result: CallToolResult, cap: number): CallToolResult {
       left -= bytes;
       continue;
     }
-    const kept = Buffer.from(text)
-      .subarray(0, Math.max(left, 0))
-      .toString('utf8')
-      .replace(/\uFFFD$/, '');
+    const kept = cutToBytes(text, left);
     cut += bytes - Buffer.byteLength(kept);
     left = 0;
     if (kept.length > 0) content.push(withText(block, kept));
@@ -107,7 +120,7 @@ export function capped(result: CallToolResult, cap: number): CallToolResult {
   if (cut === 0) return result;
   content.push({
     type: 'text',
-    text: `[Output cut: ${cut} bytes over the ${cap >= 1024 ? `${Math.round(cap / 1024)} KiB` : `${cap}-byte`} limit were left out.]`,
+    text: cutNote(cut, cap),
   });
   return { ...result, content };
 }

@@ -2,7 +2,7 @@ import type { ToolResult } from '../../client/results.js';
 import type { GovernanceConfig } from '../../core/config/governance-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { TrustLevel } from '../../core/server-config.js';
-import { type ApprovalMode, type Decision, decide } from '../../policy/decide.js';
+import { type ApprovalMode, type Decision, decide, decideRead, type ReadKind } from '../../policy/decide.js';
 import type { AuditRepository, KeyValueRepository, PinRepository } from '../../storage/ports.js';
 import type { CatalogTool } from '../catalog/catalog.js';
 
@@ -192,6 +192,41 @@ export class Governor {
       } else await this.allowAlways(session, tool.server, tool.tool.name);
     }
     return { ...base, approved: true };
+  }
+
+  /**
+   * Decides a resource read or a prompt get (policy/decide.ts `decideRead`): nobody is asked,
+   * but deny rules and the daemon and public_gateway profiles refuse them as they refuse
+   * calls. A refusal is audited under `action` and thrown as POLICY_DENIED.
+   */
+  async admitRead(input: {
+    readonly action: string;
+    readonly kind: ReadKind;
+    readonly server: string;
+    readonly session?: string;
+    readonly details?: Record<string, unknown>;
+  }): Promise<void> {
+    const { settings } = this.options;
+    const decision = decideRead({
+      server: input.server,
+      kind: input.kind,
+      profile: settings.profile,
+      rules: settings.rules,
+    });
+    if (decision.verdict !== 'deny') return;
+    await this.note({
+      action: input.action,
+      session: input.session ?? DEFAULT_SESSION,
+      server: input.server,
+      outcome: 'denied',
+      details: { ...input.details, reason: decision.reason },
+    });
+    throw new SwitchboardError(
+      'POLICY_DENIED',
+      `The ${input.kind === 'prompts/get' ? 'prompt get' : 'resource read'} from ${input.server} is denied: ` +
+        `${decision.reason}. Change the governance rules to allow it.`,
+      { details: { server: input.server, tool: input.kind, reason: decision.reason } },
+    );
   }
 
   /**
