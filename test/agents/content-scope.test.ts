@@ -166,7 +166,7 @@ describe('an agent reading through a real host', () => {
     // Refused before the server: no read was made or audited for it.
     const reads = audit.entries
       .filter((e) => e.action === 'resource_read')
-      .map((e) => String(e.details?.uri));
+      .map((e) => String((e.details as { uri?: string } | undefined)?.uri));
     expect(reads.sort()).toEqual(['kitchen://items/7', 'kitchen://text']);
   });
 
