@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot } from './support/chromium.js';
 import { type Dashboard, openDashboard } from './support/dashboard.js';
@@ -9,6 +10,9 @@ import { type Dashboard, openDashboard } from './support/dashboard.js';
  * stream, and the page reads well in both themes and on a narrow window.
  */
 const WEATHER = join(dirname(fileURLToPath(import.meta.url)), '../../examples/servers/demo-weather.ts');
+// A server added from the dashboard runs sandboxed, in its own state directory: a bare
+// `--import tsx` would be resolved from there, so the loader is named by its file.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 let dashboard: Dashboard;
 
 beforeAll(async () => {
@@ -45,7 +49,7 @@ describe('the Servers page', () => {
     const form = page.getByRole('form', { name: 'Add server' });
     await form.getByLabel('Name').fill('forecast2');
     await form.getByRole('textbox', { name: 'Command' }).fill('node');
-    await form.getByLabel('Arguments, one per line').fill(['--import', 'tsx', WEATHER].join('\n'));
+    await form.getByLabel('Arguments, one per line').fill(['--import', TSX, WEATHER].join('\n'));
     await form.getByRole('button', { name: 'Add' }).click();
     await form.waitFor({ state: 'detached' });
     const card = page.getByTestId('server-forecast2');
@@ -62,7 +66,7 @@ describe('the Servers page', () => {
     const editor = page.getByLabel('Entry of forecast2 (JSON, as in switchboard.json)');
     await editor.and(page.locator(':enabled')).waitFor();
     const entry = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
-    expect(entry).toMatchObject({ command: 'node', args: ['--import', 'tsx', WEATHER] });
+    expect(entry).toMatchObject({ command: 'node', args: ['--import', TSX, WEATHER] });
     await editor.fill('{ "command": "node", "args": "not a list" }');
     await card.getByRole('button', { name: 'Save' }).click();
     // The API's own words about what is wrong.
