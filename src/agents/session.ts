@@ -272,10 +272,17 @@ export class AgentSession {
         const { activated, unknown } = await this.activate(groups);
         if (activated.length === 0)
           return errorOutcome(`No such group: ${unknown.join(', ')}. Groups: ${this.groups().join(', ')}.`);
+        // The scope says how long the grant lasts: a root session's for the session (and
+        // kept across restarts), a sub-agent's only until its frame ends.
         return jsonOutcome({
           activated,
           ...(unknown.length > 0 && { unknown }),
-          note: 'The tools are usable from your next step.',
+          scope:
+            this.frame === '' ? { kind: 'session', session: this.id } : { kind: 'frame', frame: this.frame },
+          note:
+            this.frame === ''
+              ? 'The tools are usable from your next step, for the rest of this session.'
+              : 'The tools are usable from your next step, until this sub-agent ends.',
         });
       }
       case SEARCH_TOOLS.name:

@@ -70,7 +70,11 @@ describe('AgentSession', () => {
     const activated = await session.execute('activate_tools', { groups: ['lazy', 'secret', 'nope'] });
     expect(activated.result).toMatchObject({
       kind: 'json',
-      json: { activated: ['lazy'], unknown: ['secret', 'nope'] },
+      json: {
+        activated: ['lazy'],
+        unknown: ['secret', 'nope'],
+        scope: { kind: 'session', session: 'chat-1' },
+      },
     });
     expect(await names(session)).toContain('mcp__lazy__echo');
     expect((await session.execute('mcp__lazy__echo', { text: 'now' })).text).toBe('now');
@@ -86,7 +90,10 @@ describe('AgentSession', () => {
     expect(() => root.subAgent('')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     const sub = root.subAgent('task-7');
     expect(await names(sub)).not.toContain('mcp__lazy__echo');
-    await sub.execute('activate_tools', { groups: ['config'] });
+    const subGrant = await sub.execute('activate_tools', { groups: ['config'] });
+    // The grant says it lasts only as long as the sub-agent.
+    expect(subGrant.result).toMatchObject({ json: { scope: { kind: 'frame', frame: 'task-7' } } });
+    expect(subGrant.text).toContain('until this sub-agent ends');
     expect(await names(sub)).toContain('register_mcp');
     expect(await names(root)).not.toContain('register_mcp');
     await sub.end();
