@@ -25,6 +25,8 @@ export type { AgentToolOutput } from './adapters/tool-output.js';
 export { errorOutput, toAgentToolOutput } from './adapters/tool-output.js';
 export type { VercelTool, VercelToolsOptions } from './adapters/vercel-ai.js';
 export { toVercelTools } from './adapters/vercel-ai.js';
+export type { EventAgent, EventAgentOptions, EventBatch } from './event-agent.js';
+export { briefingOf, DEFAULT_EVENT_INTERVAL_MS, startEventAgent } from './event-agent.js';
 export type { ListedServer } from './mcp-list.js';
 export { injectMcpList, MCP_LIST_TAG, renderMcpList } from './mcp-list.js';
 export type { SearchableTool } from './search/tool-fields.js';

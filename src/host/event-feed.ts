@@ -81,6 +81,11 @@ export class EventFeed {
     return this.events.ack(ids);
   }
 
+  /** Puts taken events back to pending (their handler did not finish), for the next taker. */
+  release(ids: readonly number[]): Promise<number> {
+    return this.events.release(ids);
+  }
+
   /** Calls `handler` with each batch every `intervalMs`; returns a stop function. */
   poll(
     handler: (events: StoredEvent[]) => Promise<void> | void,

@@ -65,6 +65,9 @@ export type {
  * calls. Governance plugs in through the call hooks; nothing here decides policy. How it is
  * put together is host-parts.ts; which servers it runs, server-registry.ts.
  */
+/** How often `onEvents` hands over pending events when not told: 15 minutes. */
+export const DEFAULT_EVENT_POLL_MS = 15 * 60 * 1000;
+
 export class Host extends TypedEmitter<HostEvents> {
   private readonly hooks: CallHooks[] = [];
   private readonly registry: ServerRegistry;
@@ -495,12 +498,20 @@ export class Host extends TypedEmitter<HostEvents> {
     return this.store.events.recent(query);
   }
 
-  /** Calls `handler` with each batch of pending events every `intervalMs`; returns a stop function. */
+  /** Puts taken events back to pending, to be taken again (a consumer that did not finish). */
+  releaseEvents(ids: readonly number[]): Promise<number> {
+    return this.events.release(ids);
+  }
+
+  /**
+   * Calls `handler` with each batch of pending events every `intervalMs` (default 15 minutes,
+   * as agents/event-agent.ts, the ready consumer, does); returns a stop function.
+   */
   onEvents(
     handler: (events: StoredEvent[]) => Promise<void> | void,
-    options: { intervalMs: number },
+    options: { intervalMs?: number } = {},
   ): () => void {
-    return this.events.poll(handler, options);
+    return this.events.poll(handler, { intervalMs: options.intervalMs ?? DEFAULT_EVENT_POLL_MS });
   }
 
   /**
