@@ -88,6 +88,8 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     sources: config.sources,
     // The config file's governance, unless the embedding app chose its own.
     governance: { ...config.governance, ...options.governance },
+    // The master switch: the app's, else the config file's.
+    ...((options.enabled ?? config.enabled) === false && { enabled: false }),
   });
   return {
     host,

@@ -78,6 +78,7 @@ const CONNECTION_CODES: readonly SwitchboardErrorCode[] = [
   'UPSTREAM_DISCONNECTED',
   'UPSTREAM_HTTP',
   'NOT_CONNECTED',
+  'MCP_OFF',
   'AUTH_REQUIRED',
   'AUTH_FAILED',
   'REQUEST_TIMEOUT',

@@ -51,6 +51,8 @@ function problemOf(status: ServerStatus): { text: string; code: SwitchboardError
     case 'needs_auth':
       return { text: `${name} needs a login.`, code: 'AUTH_REQUIRED' };
     case 'disabled':
+      if (status.error?.code === 'MCP_OFF')
+        return { text: `${name} is not started: ${status.error.message}`, code: 'MCP_OFF' };
       return { text: `${name} is disabled.`, code: 'NOT_CONNECTED' };
     case 'connecting':
     case 'reconnecting':

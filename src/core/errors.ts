@@ -25,6 +25,8 @@ export type SwitchboardErrorCode =
   | 'UPSTREAM_PROTOCOL'
   | 'PROTOCOL_VERSION_UNSUPPORTED'
   | 'NOT_CONNECTED'
+  /** MCP is off for the host (the master switch, `"enabled": false`): no server connects. */
+  | 'MCP_OFF'
   /**
    * The server is connecting again (or starting): what was asked of it is back when it is.
    * Retryable; `details.server` names it, `details.state` says how far it is.

@@ -120,6 +120,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
       ...(processes && { spawnRecorder: processes }),
     },
     ...(options.firstConnectDelaysMs && { firstConnectDelaysMs: options.firstConnectDelaysMs }),
+    ...(options.enabled === false && { enabled: false }),
   });
   const resolver = options.resolver ?? systemResolver;
   const network = guardFor(settings, { resolve: resolver });

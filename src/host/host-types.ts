@@ -59,6 +59,12 @@ export interface HostOptions {
    */
   readonly roots?: readonly RootConfig[];
   /**
+   * The master switch: false turns MCP off for this host. No server connects; every entry is
+   * kept and listed `disabled` with why (MCP_OFF), and calls to their
+   * tools fail at once. The config file's top-level `"enabled"`. Default true.
+   */
+  readonly enabled?: boolean;
+  /**
    * How the host names of servers registered at run time are resolved for the network guard
    * (governance.network), at registration and at every connect. Default: the system resolver.
    */

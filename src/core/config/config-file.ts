@@ -41,6 +41,12 @@ export { lineAndColumn, parseConfigText } from './config-text.js';
 export const configFileSchema = z
   .strictObject({
     $schema: z.string().optional().describe('The JSON Schema of this file, for editors.'),
+    enabled: z
+      .boolean()
+      .optional()
+      .describe(
+        'The master switch: false connects none of the servers below (they are kept as written, shown disabled). Default true.',
+      ),
     servers: z
       .record(z.string().regex(SERVER_NAME_PATTERN), serverEntryFieldsSchema)
       .optional()
@@ -65,6 +71,8 @@ export interface InvalidEntry {
 
 /** The normalized content of one config file, or of user and project merged. */
 export interface ConfigFile {
+  /** The master switch as the file sets it: false, no server connects (`HostOptions.enabled`). */
+  readonly enabled?: boolean;
   readonly servers: readonly ServerConfig[];
   /**
    * Entries that could not be normalized, when they were collected (`invalidEntries:
@@ -90,7 +98,7 @@ export interface NormalizeConfigOptions {
   readonly invalidEntries?: 'throw' | 'collect';
 }
 
-const TOP_LEVEL_FIELDS = ['$schema', 'servers', 'governance', 'gateway', 'telemetry'] as const;
+const TOP_LEVEL_FIELDS = ['$schema', 'enabled', 'servers', 'governance', 'gateway', 'telemetry'] as const;
 
 function fileError(file: string, field: string, problem: string): SwitchboardError {
   return new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${problem}`, {
@@ -129,11 +137,18 @@ export function normalizeConfigFile(
       shownField([key]),
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
-        : 'unknown field. Remove it; a config file holds only "$schema", "servers", "governance", "gateway" and "telemetry".',
+        : 'unknown field. Remove it; a config file holds only "$schema", "enabled", "servers", "governance", "gateway" and "telemetry".',
     );
   }
   if (raw.$schema !== undefined && typeof raw.$schema !== 'string') {
     throw fileError(file, '$schema', 'must be a string (the path or URL of the schema).');
+  }
+  if (raw.enabled !== undefined && typeof raw.enabled !== 'boolean') {
+    throw fileError(
+      file,
+      'enabled',
+      'must be true or false: false turns MCP off for this host (no server connects; the entries are kept).',
+    );
   }
   const servers = raw.servers ?? {};
   if (!isPlainObject(servers)) {
@@ -153,6 +168,7 @@ export function normalizeConfigFile(
     }
   }
   return {
+    ...(typeof raw.enabled === 'boolean' && { enabled: raw.enabled }),
     servers: normalized,
     ...(options.invalidEntries === 'collect' && { invalid }),
     ...(governance !== undefined && { governance }),
@@ -216,7 +232,10 @@ export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile 
   const governance = mergeGovernance(user.governance ?? {}, project.governance ?? {});
   const gateway = mergeGateway(user.gateway ?? {}, project.gateway ?? {});
   const telemetry = mergeTelemetry(user.telemetry ?? {}, project.telemetry ?? {});
+  // The master switch: the project's if it sets one, else the user's.
+  const enabled = project.enabled ?? user.enabled;
   return {
+    ...(enabled !== undefined && { enabled }),
     servers: [...merged, ...project.servers.filter((s) => !userNames.has(s.name))],
     ...((user.invalid !== undefined || project.invalid !== undefined) && { invalid }),
     ...(Object.keys(governance).length > 0 && { governance }),

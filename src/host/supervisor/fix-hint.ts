@@ -18,6 +18,9 @@ export function fixHint(status: HintedStatus, logFile: string): string | undefin
     case 'needs_auth':
       return `log in with: switchboard auth ${status.name}`;
     case 'disabled':
+      // Off for every server at once: enabling this one would not start it.
+      if (status.error?.code === 'MCP_OFF')
+        return 'turn MCP on: set "enabled": true in switchboard.json (or remove it)';
       return `enable it with: switchboard enable ${status.name}`;
     case 'failed':
       switch (status.error?.code) {

@@ -62,6 +62,21 @@ export interface SupervisorOptions {
   /** Total budget of a first connect, retries included. Default: the entry's `timeouts.startup` (120 s). */
   readonly startupMs?: number;
   readonly createConnection?: (options: ConnectionOptions) => Connection;
+  /**
+   * The master switch (`HostOptions.enabled`): false, no server connects. Every server is
+   * kept and listed `disabled` with why; enabling one records nothing here and connects
+   * nothing until the switch is on again (a new host).
+   */
+  readonly enabled?: boolean;
+}
+
+/** Why every server is disabled while the master switch is off. */
+export function mcpOffError(): SwitchboardError {
+  return new SwitchboardError(
+    'MCP_OFF',
+    'MCP is off for this host ("enabled": false in switchboard.json, or HostOptions.enabled): no server connects. ' +
+      'Set it to true (or remove it) and restart to connect them; their entries are kept as they are.',
+  );
 }
 
 interface Runner {
@@ -91,6 +106,11 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
     super();
   }
 
+  /** The master switch is off: nothing connects. */
+  private get mcpOff(): boolean {
+    return this.options.enabled === false;
+  }
+
   /** Starts (or restarts) the given servers in the background; returns at once. */
   start(configs: readonly ServerConfig[]): void {
     for (const config of configs) this.add(config);
@@ -108,7 +128,8 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       transport: config.transport.kind,
       config,
       ...(options.network && { network: options.network }),
-      state: options.enabled === false ? 'disabled' : 'connecting',
+      state: options.enabled === false || this.mcpOff ? 'disabled' : 'connecting',
+      ...(this.mcpOff && { error: mcpOffError() }),
       counts: { tools: 0, resources: 0, prompts: 0 },
       incomplete: [],
       generation: (previous?.generation ?? 0) + 1,
@@ -164,6 +185,7 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       return;
     }
     if (runner.state !== 'disabled' && runner.state !== 'failed' && runner.state !== 'needs_auth') return;
+    if (this.mcpOff) return;
     // A held server has nothing to connect with: enabled, it is failed again, with its error.
     if (!runner.config) this.setState(runner, 'failed');
     else this.add(runner.config, guarded(runner));
