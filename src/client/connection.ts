@@ -203,8 +203,9 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     options: ToolCallOptions = {},
   ): Promise<ToolResult> {
     const tool = findByName(this.lists.peek<Tool>('tools') ?? (await this.listTools()), name);
-    const wantsTask = options.task !== undefined && options.task !== false;
-    if (shouldRunAsTask(this.era, this.capabilities, tool, wantsTask)) {
+    const wantsTask = options.task === undefined ? undefined : options.task !== false;
+    const optionalAsTask = this.config.optionalTasks === 'task';
+    if (shouldRunAsTask(this.era, this.capabilities, tool, wantsTask, optionalAsTask)) {
       const raw = await this.callToolAsTask(name, args, options);
       return normalizeToolResult(raw as CallToolResult, tool ? this.validators.for(tool) : undefined);
     }

@@ -28,20 +28,27 @@ export function untunnelTaskResult(raw: unknown): Record<string, unknown> {
 
 /**
  * Whether a call runs as a task: the server must support task-augmented calls; in the
- * 2025-11-25 era the tool decides too (`required` always, `optional` when asked); the
- * 2026-07-28 extension lets the server decide once the client opts in.
+ * 2025-11-25 era the tool decides too (`required` always, `optional` when asked, or, when the
+ * caller said nothing, when `optionalAsTask`: the entry's `optionalTasks`, "task" by default,
+ * since a server marks a tool so because it may run long); the 2026-07-28 extension lets the
+ * server decide once the client opts in. `wanted`: true asked for, false refused, undefined
+ * not said.
  */
 export function shouldRunAsTask(
   era: TaskEra | undefined,
   capabilities: ServerCapabilities | undefined,
   tool: Tool | undefined,
-  wanted: boolean,
+  wanted: boolean | undefined,
+  optionalAsTask = false,
 ): boolean {
-  if (!wanted && (era === 'modern' || tool?.execution === undefined)) return false;
+  const asked = wanted === true;
+  if (!asked && (era === 'modern' || tool?.execution === undefined)) return false;
   if (!era || !serverSupportsToolTasks(capabilities, era)) return false;
-  if (era === 'modern') return wanted;
+  if (era === 'modern') return asked;
   const support = tool ? toolTaskSupport(tool) : 'forbidden';
-  return support === 'required' || (support === 'optional' && wanted);
+  return (
+    support === 'required' || (support === 'optional' && (asked || (wanted === undefined && optionalAsTask)))
+  );
 }
 
 /** What running a call as a task needs from the connection. */

@@ -148,6 +148,8 @@ export interface ServerConfig {
   readonly trust: TrustLevel;
   readonly tools: ToolFilter;
   readonly deferral: Deferral;
+  /** A 2025-11-25 tool marked taskSupport "optional" runs as a task (`task`) or not (`inline`). */
+  readonly optionalTasks: 'task' | 'inline';
   readonly description?: string;
   readonly title?: string;
 }
@@ -255,6 +257,7 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
     trust: e.trust ?? 'untrusted',
     tools,
     deferral: e.deferral ?? 'deferred',
+    optionalTasks: e.optionalTasks ?? 'task',
     ...(e.description !== undefined ? { description: e.description } : {}),
     ...(e.title !== undefined ? { title: e.title } : {}),
   };

@@ -11,10 +11,10 @@ import { startTaskServer, type TaskServerHandle } from '../fixtures/task-server.
 /** Tool calls run as tasks through the Connection: 2025-11-25 tasks and the 2026-07-28 extension. */
 describe.each(['stdio', 'http'] as const)('2025-11-25 tasks over %s (kitchen sink)', (transport) => {
   let conn: Connection;
+  let entry: RawServerEntry;
   let stop: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    let entry: RawServerEntry;
     if (transport === 'http') {
       const server = await startKitchenSinkHttp({});
       stop = server.close;
@@ -46,11 +46,38 @@ describe.each(['stdio', 'http'] as const)('2025-11-25 tasks over %s (kitchen sin
     expect(statuses[0]?.taskId).toBeTruthy();
   });
 
-  it('runs the same tool synchronously without the opt-in', async () => {
+  it('runs the same tool synchronously when the call says task: false', async () => {
+    const statuses: TaskInfo[] = [];
+    const r = await conn.callTool(
+      'task_sleep',
+      { ms: 10 },
+      { task: false, onTaskStatus: (t) => statuses.push(t) },
+    );
+    expect(r.text).toBe('task done after 10ms');
+    expect(statuses).toEqual([]);
+  });
+
+  it('runs an optional-task tool as a task when the call says nothing, unless the entry says inline', async () => {
     const statuses: TaskInfo[] = [];
     const r = await conn.callTool('task_sleep', { ms: 10 }, { onTaskStatus: (t) => statuses.push(t) });
     expect(r.text).toBe('task done after 10ms');
-    expect(statuses).toEqual([]);
+    expect(statuses[0]?.taskId).toBeTruthy();
+    const inline = new Connection({
+      config: normalizeServerEntry({ ...entry, protocol: 'legacy', optionalTasks: 'inline' }),
+      eraStore: new MemoryEraVerdictStore(),
+    });
+    try {
+      await inline.connect();
+      const seen: TaskInfo[] = [];
+      const plain = await inline.callTool('task_sleep', { ms: 10 }, { onTaskStatus: (t) => seen.push(t) });
+      expect(plain.text).toBe('task done after 10ms');
+      expect(seen).toEqual([]);
+      // Asked for, it is a task even so.
+      await inline.callTool('task_sleep', { ms: 10 }, { task: true, onTaskStatus: (t) => seen.push(t) });
+      expect(seen[0]?.taskId).toBeTruthy();
+    } finally {
+      await inline.close();
+    }
   });
 
   it('returns the error result of a failed task', async () => {

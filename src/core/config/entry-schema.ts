@@ -220,6 +220,11 @@ export const serverEntryFieldsSchema = z.strictObject({
     default: 'deferred',
     description: 'eager: tools listed up front; deferred: found on search; hidden: not offered.',
   }),
+  optionalTasks: z.enum(['task', 'inline']).optional().meta({
+    default: 'task',
+    description:
+      'A 2025-11-25 tool the server marks taskSupport "optional": task runs it as a task (created, polled, its result fetched), inline waits for the answer. A call that says which wins.',
+  }),
   roots: z
     .array(z.strictObject({ uri: z.string(), name: z.string().optional() }))
     .optional()
@@ -253,6 +258,7 @@ export const FIELD_HINTS: FieldHints = {
   'tools.include': 'a list of tool-name globs, e.g. ["read_*"]',
   'tools.exclude': 'a list of tool-name globs, e.g. ["delete_*"]',
   roots: 'a list like [{ "uri": "file:///home/me/project" }]',
+  optionalTasks: '"task" or "inline"',
   sandbox: '"default", "off" or a profile like { "read": ["/srv/data"], "network": "none" }',
   'sandbox.read': 'a list of absolute paths, e.g. ["/srv/data"]',
   'sandbox.write': 'a list of absolute paths, e.g. ["/srv/out"]',

@@ -68,6 +68,7 @@ export function entryOf(config: ServerConfig, options: { readonly reveal: boolea
       },
     }),
     ...(config.deferral !== 'deferred' && { deferral: config.deferral }),
+    ...(config.optionalTasks !== 'task' && { optionalTasks: config.optionalTasks }),
     ...(config.description !== undefined && { description: config.description }),
     ...(config.title !== undefined && { title: config.title }),
   };

@@ -56,6 +56,7 @@ const ROWS: readonly Row[] = [
   ['description', 'what it is for', kept(), kept()],
   ['title', 'Shown', kept(), kept()],
   ['deferral', 'eager', kept(), kept()],
+  ['optionalTasks', 'inline', kept(), kept()],
   ['roots', [{ uri: 'file:///tmp', name: 'tmp' }], kept(), kept()],
   // A profile shows as normalized: the default profile's limits filled in.
   [
