@@ -176,6 +176,8 @@ function suiteEnv(markersDir) {
     PATH: `${NODE24_BIN_DIR}:${process.env.PATH ?? ''}`,
     NODE_OPTIONS: `--import=${pathToFileURL(PRELOAD).href}`,
     SWITCHBOARD_CONFORMANCE_MARKERS: markersDir,
+    // The client's own limits follow the suite's per-scenario timeout (scenario-kit.ts).
+    SWITCHBOARD_CONFORMANCE_TIMEOUT_MS: String(clientTimeoutMs),
   };
 }
 
