@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// The SSH example server against a real OpenSSH server (`npm run test:ssh`): they need
+// Debian's openssh-server installed, and root to create a throwaway login for the password
+// and sudo tests, which plain `npm test` does not set up.
+export default defineConfig({
+  test: {
+    include: ['test/ssh/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  },
+});
