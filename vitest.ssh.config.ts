@@ -6,8 +6,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/ssh/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Each test starts the server under tsx and makes several SSH handshakes in pure JS: on a
+    // loaded two-core machine one test took 50 s, so the bound is generous.
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
   },

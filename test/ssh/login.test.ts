@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Answerer, makeWorld, type SshClient, startSshServer } from './ssh-client.js';
@@ -244,5 +245,70 @@ describe('pool and secret lifetimes', () => {
     const again = await client.call('exec', { alias: 'pw', command: 'true' });
     expect(again.isError, again.text).toBe(false);
     expect(client.asked).toHaveLength(2);
+  });
+});
+
+describe('encrypted keys', () => {
+  it('asks for the passphrase only because the key is encrypted, refuses a wrong one locally, and takes SSH_MCP_KEY_PASSPHRASE without asking', async () => {
+    const world = await makeWorld(sshd.dir, sshd.clientKey);
+    const key = join(world.home, 'locked');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'open sesame', '-f', key]);
+    await appendFile(join(sshd.dir, 'authorized', sshd.user), await readFile(`${key}.pub`));
+    let passphrase = 'wrong';
+    const client = await server(world.env, (a) =>
+      a.fields.includes('passphrase') ? { action: 'accept', content: { passphrase } } : { action: 'decline' },
+    );
+    await client.call('add_alias', {
+      name: 'locked',
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      key_path: key,
+      accept_new_host_key: true,
+    });
+    const before = sshd.logLength();
+    const wrong = await client.call('connect', { alias: 'locked' });
+    expect(wrong.structured?.error, wrong.text).toBe('AUTH_FAILED');
+    expect(wrong.text).toContain('passphrase');
+    // Checked here: the key was never offered to the server.
+    expect(sshd.logSince(before)).not.toMatch(/Accepted key|Failed publickey/);
+    passphrase = 'open sesame';
+    const ok = await client.call('exec', { alias: 'locked', command: 'echo in' });
+    expect(ok.structured?.stdout, ok.text).toBe('in\n');
+    expect(client.asked.map((a) => a.fields)).toEqual([['passphrase'], ['passphrase']]);
+    expect(await sshd.waitForLog(/Accepted publickey/, { from: before })).toContain(
+      fingerprintOf(await readFile(`${key}.pub`, 'utf8')),
+    );
+
+    const fromEnv = await server({ ...world.env, SSH_MCP_KEY_PASSPHRASE: 'open sesame' }, trust(false));
+    const quiet = await fromEnv.call('exec', { alias: 'locked', command: 'true' });
+    expect(quiet.isError, quiet.text).toBe(false);
+    expect(fromEnv.asked).toEqual([]);
+  });
+});
+
+describe('connect timeout', () => {
+  it('gives up on a host that accepts TCP but never speaks SSH, after SSH_MCP_CONNECT_TIMEOUT', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume(); // read (and drop) what arrives, so its end is seen
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const world = await makeWorld(sshd.dir, sshd.clientKey, { SSH_MCP_CONNECT_TIMEOUT: '1' });
+      const client = await server(world.env, trust(true));
+      const result = await client.call('connect', { alias: `me@127.0.0.1:${port}` });
+      expect(result.structured?.error, result.text).toBe('TIMEOUT');
+      expect(sockets.length).toBeGreaterThan(0);
+      // The server let go of the socket it had opened.
+      await Promise.all(
+        sockets.map((s) => (s.closed ? undefined : new Promise((resolve) => s.once('close', resolve)))),
+      );
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   });
 });

@@ -120,6 +120,7 @@ function sendKill(channel: ClientChannel): void {
 /** An open connection; `alive` turns false when it closes or breaks. */
 export class SshConnection {
   private open = true;
+  private running = 0;
 
   constructor(private readonly client: Client) {
     client.on('close', () => {
@@ -132,6 +133,21 @@ export class SshConnection {
 
   get alive(): boolean {
     return this.open;
+  }
+
+  /** Whether a command or an SFTP session is open on it. */
+  get busy(): boolean {
+    return this.running > 0;
+  }
+
+  /** Counts `work` as use of the connection while it runs (the pool keeps it open). */
+  async using<T>(work: () => Promise<T>): Promise<T> {
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+    }
   }
 
   close(): void {
@@ -237,7 +253,8 @@ export function openConnection(options: OpenOptions): Promise<SshConnection> {
     const fail = (error: SshError) => {
       if (settled) return;
       settled = true;
-      client.end();
+      // destroy, not end: a peer that never finished the handshake gets no polite goodbye.
+      client.destroy();
       reject(error);
     };
     client.once('ready', () => {

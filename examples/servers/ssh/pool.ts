@@ -11,6 +11,8 @@ import type { Clock } from './secret-cache.js';
 export interface Poolable {
   /** Whether the connection still works (closed or broken ones are dropped). */
   readonly alive: boolean;
+  /** Whether a command or transfer is running on it now (never closed for idleness then). */
+  readonly busy: boolean;
   close(): void;
 }
 
@@ -79,11 +81,16 @@ export class ConnectionPool<C extends Poolable> {
     return [...this.entries].map(([key, e]) => ({ key, idleMs: now - e.lastUsed }));
   }
 
-  /** Drops dead connections and closes those idle for the lifetime or longer. */
+  /**
+   * Drops dead connections and closes those idle for the lifetime or longer. A busy one is in
+   * use, so its idle time starts again from now.
+   */
   evict(): void {
     const now = this.now();
-    for (const [key, entry] of this.entries)
-      if (!entry.connection.alive || now - entry.lastUsed >= this.options.ttlMs) this.close(key);
+    for (const [key, entry] of this.entries) {
+      if (entry.connection.alive && entry.connection.busy) entry.lastUsed = now;
+      else if (!entry.connection.alive || now - entry.lastUsed >= this.options.ttlMs) this.close(key);
+    }
   }
 
   private schedule(): void {

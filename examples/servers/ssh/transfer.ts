@@ -124,6 +124,14 @@ async function withSftp<T>(
   settings: SshSettings,
   run: (sftp: SFTPWrapper, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
+  return connection.using(() => transferOn(connection, settings, run));
+}
+
+async function transferOn<T>(
+  connection: SshConnection,
+  settings: SshSettings,
+  run: (sftp: SFTPWrapper, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const sftp = await connection.sftp();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), settings.transferTimeoutMs);

@@ -53,7 +53,7 @@ describe('secret cache and pool lifetimes', () => {
   it('closes a connection idle for the lifetime, keeps a used one, drops dead ones, and holds at most max', () => {
     let now = 0;
     const closed: string[] = [];
-    const conn = (name: string) => ({ alive: true, close: () => closed.push(name) });
+    const conn = (name: string) => ({ alive: true, busy: false, close: () => closed.push(name) });
     const pool = new ConnectionPool<ReturnType<typeof conn>>({ ttlMs: 1000, max: 2, now: () => now });
     pool.put('a', conn('a'));
     pool.put('b', conn('b'));
@@ -66,10 +66,24 @@ describe('secret cache and pool lifetimes', () => {
     expect(closed).toEqual(['b']);
     now = 1899;
     expect(pool.take('a')).toBeDefined();
-    const dead = { alive: false, close: () => closed.push('dead') };
+    const dead = { alive: false, busy: false, close: () => closed.push('dead') };
     pool.put('d', dead);
     expect(pool.list().map((c) => c.key)).toEqual(['a']);
-    expect(pool.closeAll()).toEqual(['a']);
+    // A connection running a long command is not idle, however long the command takes; its
+    // idle time starts when the command ends.
+    const long = conn('long');
+    pool.put('long', long);
+    long.busy = true;
+    now = 10_000;
+    expect(pool.take('long')).toBe(long);
+    long.busy = false;
+    now = 10_999;
+    pool.evict();
+    expect(pool.list().map((c) => c.key)).toEqual(['long']);
+    now = 11_000;
+    pool.evict();
+    expect(closed).toContain('long');
+    expect(pool.closeAll()).toEqual([]);
   });
 });
 
