@@ -156,6 +156,14 @@ describe('upload and download', () => {
       local_path: 'n',
     });
     expect(missing.structured?.error).toBe('TRANSFER_FAILED');
+    // A remote parent that is a file, not a folder.
+    await writeFile(join(world.localRoot, 'f.txt'), 'f');
+    const blocked = await client.call('upload', {
+      alias: 'me',
+      local_path: 'f.txt',
+      remote_path: `${world.remoteDir}/r.txt/f.txt`,
+    });
+    expect(blocked.structured?.error, blocked.text).toBe('TRANSFER_FAILED');
   });
 
   it('refuses a transfer above SSH_MCP_TRANSFER_MAX before writing anything', async () => {

@@ -142,11 +142,15 @@ async function transferOn<T>(
       throw new SshError(
         'TIMEOUT',
         `The transfer did not finish in ${settings.transferTimeoutMs / 1000} s (SSH_MCP_TRANSFER_TIMEOUT); transfer less at once.`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
-    throw error;
+    if (error instanceof SshError) throw error;
+    // A local or remote I/O failure mid-transfer (permission denied, disk full, a file gone).
+    throw new SshError(
+      'TRANSFER_FAILED',
+      `The transfer failed (${(error as Error).message}); check the paths and their permissions.`,
+      { cause: error },
+    );
   } finally {
     clearTimeout(timer);
     sftp.end();
