@@ -74,6 +74,23 @@ describe('host keys', () => {
     await expect(stat(world.knownHosts)).rejects.toThrow();
   });
 
+  it('gives up on a question nobody answers after SSH_MCP_ASK_TIMEOUT, recording nothing', async () => {
+    const world = await makeWorld(sshd.dir, sshd.clientKey, { SSH_MCP_ASK_TIMEOUT: '1' });
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const client = await server(world.env, () => {
+      asked();
+      return new Promise(() => undefined); // the person walked away
+    });
+    const result = await client.call('connect', { alias: target() });
+    await wasAsked;
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/timed out/i);
+    await expect(stat(world.knownHosts)).rejects.toThrow();
+  });
+
   it('refuses an unknown host when the client cannot be asked', async () => {
     const world = await makeWorld(sshd.dir, sshd.clientKey);
     const client = await server(world.env);

@@ -15,10 +15,9 @@ export interface Asked {
   readonly fields: string[];
 }
 
-export type Answerer = (asked: Asked) => {
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, unknown>;
-};
+type Reply = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+/** Answers one question, at once or later (a promise that never settles: nobody answers). */
+export type Answerer = (asked: Asked) => Reply | Promise<Reply>;
 
 /** A connected client, its questions so far, and the server's stderr. */
 export interface SshClient {

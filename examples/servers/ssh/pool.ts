@@ -49,13 +49,29 @@ export class ConnectionPool<C extends Poolable> {
       );
   }
 
-  /** Adds a new connection (closing any older one under the same key). */
-  put(key: string, connection: C): void {
-    this.ensureRoom(key);
-    const old = this.entries.get(key);
-    if (old !== undefined && old.connection !== connection) old.connection.close();
+  /**
+   * Pools a newly opened connection and returns the one to use. When another call opened one
+   * for the same key meanwhile (two calls dialled at once), the live one already pooled is
+   * kept — it may be running a command — and the new one is closed. Without room, the new one
+   * is closed and the limit reported.
+   */
+  put(key: string, connection: C): C {
+    this.evict();
+    const existing = this.entries.get(key);
+    if (existing !== undefined && existing.connection !== connection && existing.connection.alive) {
+      connection.close();
+      existing.lastUsed = this.now();
+      return existing.connection;
+    }
+    try {
+      this.ensureRoom(key);
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
     this.entries.set(key, { connection, lastUsed: this.now() });
     this.schedule();
+    return connection;
   }
 
   /** Closes and forgets one connection; false when there was none. */

@@ -23,6 +23,11 @@ export function keyIsEncrypted(text: string): boolean {
   return /^Proc-Type:\s*4,ENCRYPTED/m.test(text) || text.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----');
 }
 
+/** Whether an unencrypted key text is a private key ssh2 can use (checked before dialling). */
+export function keyParses(text: string): boolean {
+  return !(ssh2.utils.parseKey(text) instanceof Error);
+}
+
 /** Whether `passphrase` opens the key (checked here, before anything is sent to a server). */
 export function passphraseOpens(text: string, passphrase: string): boolean {
   return !(ssh2.utils.parseKey(text, passphrase) instanceof Error);

@@ -35,6 +35,10 @@ serveStdio(() => {
     { name: 'ssh', version: '1.0.0' },
     {
       capabilities: { tools: {} },
+      // A 2025 client gets each question as an elicitation/create request; a person who has
+      // not answered in 5 minutes gets the call back as an error (2026-07-28 clients wait on
+      // their own, the question being theirs to hold).
+      inputRequired: { roundTimeoutMs: sessions.settings.askTimeoutMs },
       instructions:
         'Runs commands and transfers files on remote hosts over SSH. Targets are alias names (list_aliases) or user@host[:port]. ' +
         'Passwords are asked of the person, never of you; do not put secrets in commands. For privileged writes use exec with sudo=true and tee/install.',

@@ -18,7 +18,7 @@ import {
   recordedTypes,
 } from './known-hosts.js';
 import { ConnectionPool } from './pool.js';
-import { firstReadableKey, keyIsEncrypted, passphraseOpens } from './private-key.js';
+import { firstReadableKey, keyIsEncrypted, keyParses, passphraseOpens } from './private-key.js';
 import { SecretCache } from './secret-cache.js';
 import type { SshSettings } from './settings.js';
 
@@ -76,8 +76,7 @@ export class Sessions {
     );
     if (credentials.cacheKey !== undefined && credentials.secret !== undefined)
       this.loginSecrets.set(credentials.cacheKey, credentials.secret);
-    this.pool.put(target.key, connection);
-    return connection;
+    return this.pool.put(target.key, connection);
   }
 
   private ask(question: Question): InputNeeded {
@@ -117,8 +116,14 @@ export class Sessions {
       );
     const agent = this.settings.agentSocket;
     if (key === undefined) return { credentials: { kind: 'key', ...(agent && { agent }) } };
-    if (!keyIsEncrypted(key.text))
+    if (!keyIsEncrypted(key.text)) {
+      if (!keyParses(key.text))
+        throw new SshError(
+          'AUTH_FAILED',
+          `${key.path} is not a private key this server can read; point key_path at an OpenSSH or PEM private key.`,
+        );
       return { credentials: { kind: 'key', privateKey: key.text, ...(agent && { agent }) } };
+    }
     const cacheKey = `passphrase ${key.path}`;
     const given = this.settings.keyPassphrase ?? this.loginSecrets.get(cacheKey);
     const answer = answers('key_passphrase');

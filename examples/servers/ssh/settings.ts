@@ -28,6 +28,8 @@ export interface SshSettings {
   readonly loginSecretTtlMs: number;
   /** A sudo password given through elicitation is remembered this long. */
   readonly sudoSecretTtlMs: number;
+  /** A person has this long to answer one question (host key, password) in a 2025 session. */
+  readonly askTimeoutMs: number;
   /** TCP connect + SSH handshake + authentication must finish within this. */
   readonly connectTimeoutMs: number;
   /** Default and ceiling of a command's run time. */
@@ -55,6 +57,7 @@ export const DEFAULTS = {
   poolMax: 8,
   loginSecretTtlSeconds: 300,
   sudoSecretTtlSeconds: 300,
+  askTimeoutSeconds: 300,
   connectTimeoutSeconds: 20,
   execTimeoutSeconds: 60,
   execTimeoutMaxSeconds: 600,
@@ -101,6 +104,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): SshSettings 
     poolMax: integer(env, 'SSH_MCP_POOL_MAX', DEFAULTS.poolMax, 1, 256),
     loginSecretTtlMs: seconds('SSH_MCP_LOGIN_PW_TTL', DEFAULTS.loginSecretTtlSeconds),
     sudoSecretTtlMs: seconds('SSH_MCP_SUDO_PW_TTL', DEFAULTS.sudoSecretTtlSeconds),
+    askTimeoutMs: seconds('SSH_MCP_ASK_TIMEOUT', DEFAULTS.askTimeoutSeconds, 3600),
     connectTimeoutMs: seconds('SSH_MCP_CONNECT_TIMEOUT', DEFAULTS.connectTimeoutSeconds, 600),
     execTimeoutMs,
     execTimeoutMaxMs,

@@ -7,7 +7,7 @@ import { AliasStore, parseTarget } from '../../../examples/servers/ssh/aliases.j
 import { shellQuote, sudoCommand, withDeadline } from '../../../examples/servers/ssh/command-line.js';
 import { existingLocal, writableLocal } from '../../../examples/servers/ssh/local-root.js';
 import { ConnectionPool } from '../../../examples/servers/ssh/pool.js';
-import { keyIsEncrypted, passphraseOpens } from '../../../examples/servers/ssh/private-key.js';
+import { keyIsEncrypted, keyParses, passphraseOpens } from '../../../examples/servers/ssh/private-key.js';
 import { SecretCache } from '../../../examples/servers/ssh/secret-cache.js';
 import { readSettings } from '../../../examples/servers/ssh/settings.js';
 import { landingPath, safeEntryName, sourceName } from '../../../examples/servers/ssh/transfer-paths.js';
@@ -87,6 +87,22 @@ describe('secret cache and pool lifetimes', () => {
   });
 });
 
+describe('pool races', () => {
+  it('keeps the live pooled connection when a second one for the same target arrives, and closes one that has no room', () => {
+    const closed: string[] = [];
+    const conn = (name: string) => ({ alive: true, busy: false, close: () => closed.push(name) });
+    const pool = new ConnectionPool<ReturnType<typeof conn>>({ ttlMs: 1000, max: 1, now: () => 0 });
+    const first = conn('first');
+    expect(pool.put('a', first)).toBe(first);
+    // Two calls dialled at once: the first may be running a command, so the second gives way.
+    expect(pool.put('a', conn('second'))).toBe(first);
+    expect(closed).toEqual(['second']);
+    expect(() => pool.put('b', conn('third'))).toThrow(expect.objectContaining({ code: 'LIMIT' }));
+    expect(closed).toEqual(['second', 'third']);
+    expect(pool.take('a')).toBe(first);
+  });
+});
+
 describe('command lines', () => {
   it('quotes any string so sh reads it back unchanged', () => {
     for (const value of ["it's", '$(id) `id` $HOME', 'a\nb', '"; rm -rf / #', '']) {
@@ -116,11 +132,13 @@ describe('private keys', () => {
       execFileSync('ssh-keygen', ['-q', ...args, '-f', join(dir, name)]);
       const text = await readFile(join(dir, name), 'utf8');
       expect(keyIsEncrypted(text), name).toBe(name.startsWith('enc'));
+      if (name.startsWith('plain')) expect(keyParses(text), name).toBe(true);
       if (name.startsWith('enc')) {
         expect(passphraseOpens(text, 'secret phrase')).toBe(true);
         expect(passphraseOpens(text, 'wrong')).toBe(false);
       }
     }
+    expect(keyParses('root:x:0:0:root:/root:/bin/bash\n')).toBe(false);
   });
 });
 
