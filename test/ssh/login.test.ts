@@ -229,6 +229,36 @@ describe('password login through elicitation', () => {
   });
 });
 
+describe('order of questions', () => {
+  it('settles the host key before asking for a password, and asks nothing more once the host is refused', async (ctx) => {
+    if (sshd.testUser === undefined) return ctx.skip(`no password login to test: ${sshd.noTestUser}`);
+    const user = sshd.testUser;
+    for (const trusted of [false, true]) {
+      const world = await makeWorld(sshd.dir, sshd.clientKey);
+      const client = await server(world.env, (a) =>
+        a.fields.includes('trust')
+          ? { action: 'accept', content: { trust: trusted } }
+          : { action: 'accept', content: { password: user.password } },
+      );
+      await client.call('add_alias', {
+        name: 'pw',
+        host: '127.0.0.1',
+        port: sshd.port,
+        user: user.name,
+        auth: 'password',
+      });
+      const result = await client.call('exec', { alias: 'pw', command: 'id -un' });
+      if (trusted) {
+        expect(result.structured?.stdout, result.text).toBe(`${user.name}\n`);
+        expect(client.asked.map((a) => a.fields)).toEqual([['trust'], ['password']]);
+      } else {
+        expect(result.structured?.error, result.text).toBe('HOST_KEY_UNKNOWN');
+        expect(client.asked.map((a) => a.fields)).toEqual([['trust']]);
+      }
+    }
+  });
+});
+
 describe('pool and secret lifetimes', () => {
   it('closes an idle connection after SSH_MCP_POOL_TTL and asks for the password again after SSH_MCP_LOGIN_PW_TTL', async (ctx) => {
     if (sshd.testUser === undefined) {
