@@ -4,7 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The dashboard's browser tests need Chromium and a built dashboard: `npm run test:browser`.
-    exclude: [...configDefaults.exclude, 'test/browser/**'],
+    // The SSH server's tests need Debian's openssh-server (and root for a throwaway login):
+    // `npm run test:ssh`.
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/ssh/**'],
     globalSetup: ['test/fixtures/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
