@@ -1,6 +1,7 @@
 import type { ToolResult } from '../../client/results.js';
 import type { GovernanceConfig } from '../../core/config/governance-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
+import { objectJsonText } from '../../core/json-text.js';
 import type { TrustLevel } from '../../core/server-config.js';
 import { type ApprovalMode, type Decision, decide } from '../../policy/decide.js';
 import type { AuditRepository, KeyValueRepository, PinRepository } from '../../storage/ports.js';
@@ -338,7 +339,10 @@ function key(server: string, tool: string): string {
   return `${server}/${tool}`;
 }
 
-/** The size of a result as sent (its JSON), in bytes. */
+/**
+ * The size of a result as sent (its JSON), in bytes. Its parts' text is the one the gateway
+ * writes the answer with (core/json-text.ts), so a large result is encoded once, not twice.
+ */
 function resultBytes(result: ToolResult): number {
-  return Buffer.byteLength(JSON.stringify(result.raw));
+  return Buffer.byteLength(objectJsonText(result.raw));
 }
