@@ -17,7 +17,7 @@
  *   npm run bench:gateway [-- --rounds 5 --calls 200 --warmup 50 --throughput-calls 2000]
  *     [--targets a,b,c,d,e,f] [--eras legacy,modern] [--drivers raw,sdk] [--quick] [--json]
  *     [--sizes small,1k,64k,1m,img64k]
- *     [--timeout-ms 10000] [--max-seconds 400] [--cpu-prof DIR] [--gateway-node-args "--trace-gc"]
+ *     [--timeout-ms 10000] [--max-seconds 300 per size] [--cpu-prof DIR] [--gateway-node-args "--trace-gc"]
  *     [--verbose]
  * Environment: BENCH_ROUNDS, BENCH_CALLS, BENCH_WARMUP, BENCH_THROUGHPUT_CALLS, BENCH_TARGETS, BENCH_SIZES,
  * BENCH_CALL_TIMEOUT_MS, BENCH_MAX_SECONDS (flags win).
@@ -83,6 +83,12 @@ function listSetting<T extends string>(raw: string | undefined, allowed: readonl
   return allowed.filter((a) => picked.includes(a));
 }
 
+/** The sizes a run without --sizes measures: the small call and the two large text results of the goals. */
+const DEFAULT_SIZES = 'small,64k,1m';
+const SIZES = listSetting(flags.sizes ?? process.env.BENCH_SIZES ?? DEFAULT_SIZES, SIZE_KEYS, 'sizes');
+/** The time cap without --max-seconds: this much per result size measured. */
+const SECONDS_PER_SIZE = 300;
+
 const PLAN = {
   rounds: Math.max(1, setting(flags.rounds, 'BENCH_ROUNDS', 5, 1)),
   warmup: setting(flags.warmup, 'BENCH_WARMUP', 50, 20),
@@ -94,15 +100,12 @@ const PLAN = {
     sdk: Math.max(64, setting(flags['throughput-calls'], 'BENCH_THROUGHPUT_CALLS', 320, 128)),
   },
   callTimeoutMs: setting(flags['timeout-ms'], 'BENCH_CALL_TIMEOUT_MS', 10_000, 10_000),
-  maxSeconds: setting(flags['max-seconds'], 'BENCH_MAX_SECONDS', 400, 120),
+  maxSeconds: setting(flags['max-seconds'], 'BENCH_MAX_SECONDS', SECONDS_PER_SIZE * SIZES.length, 120),
   startTimeoutMs: 30_000,
 };
-/** The sizes a run without --sizes measures: the small call and the two large text results of the goals. */
-const DEFAULT_SIZES = 'small,64k,1m';
 const TARGETS = listSetting(flags.targets ?? process.env.BENCH_TARGETS, TARGET_KEYS, 'targets');
 const ERAS = listSetting(flags.eras, ['legacy', 'modern'] as const, 'eras');
 const DRIVERS = listSetting(flags.drivers, ['raw', 'sdk'] as const, 'drivers');
-const SIZES = listSetting(flags.sizes ?? process.env.BENCH_SIZES ?? DEFAULT_SIZES, SIZE_KEYS, 'sizes');
 // Absolute: the gateway runs in its own working directory.
 const CPU_PROF_DIR = flags['cpu-prof'] === undefined ? undefined : resolve(flags['cpu-prof']);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonTextOnce, objectJsonText } from '../../src/core/json-text.js';
+import { jsonTextOnce, objectJsonPieces, objectJsonText } from '../../src/core/json-text.js';
 
 /**
  * The one-encoding pieces: put together from their parts, the texts must be byte for byte what
@@ -28,7 +28,10 @@ const awkward = [
 
 describe('objectJsonText', () => {
   it('writes what JSON.stringify writes, part by part', () => {
-    for (const value of awkward) expect(objectJsonText(value)).toBe(JSON.stringify(value));
+    for (const value of awkward) {
+      expect(objectJsonText(value)).toBe(JSON.stringify(value));
+      expect(objectJsonPieces(value).join('')).toBe(JSON.stringify(value));
+    }
   });
 
   it('encodes an object part once: a second text of the same result reuses it', () => {
