@@ -5,8 +5,10 @@
  *   (a) direct stdio (SDK client; reported only)      (b) the echo server on Streamable HTTP
  *   (c) switchboard serve (esbuild bundle, plain node) (d) mcp-proxy   (e) supergateway
  *   (f) a bare HTTP→stdio relay (bare-relay.ts; raw driver, reported only): what any hop costs
- * Both eras where a target speaks them (2025-11-25 sessions; 2026-07-28 stateless), each with
- * two drivers: a raw node:http client (the target's own cost shows) and the SDK v2 client.
+ * Both eras where a target speaks them (2025-11-25 sessions; 2026-07-28 stateless), for each
+ * result size asked for (payloads.ts: the echo of `ping`, 1 KiB / 64 KiB / 1 MiB of text, a
+ * 64 KiB base64 image; large sizes run fewer calls, so each cell moves about as many bytes as a
+ * 16 KiB one would), each with two drivers: a raw node:http client (the target's own cost shows) and the SDK v2 client.
  * Targets are interleaved round by round; the figures are medians over the rounds (RSS: the
  * largest seen during c=64; throughput runs 2000 calls per level with the raw driver, 320 with
  * the SDK one, unless --throughput-calls says otherwise). Then the issue's targets, on the raw driver's figures: added p50
@@ -14,9 +16,10 @@
  *
  *   npm run bench:gateway [-- --rounds 5 --calls 200 --warmup 50 --throughput-calls 2000]
  *     [--targets a,b,c,d,e,f] [--eras legacy,modern] [--drivers raw,sdk] [--quick] [--json]
- *     [--timeout-ms 10000] [--max-seconds 400] [--cpu-prof DIR] [--gateway-node-args "--trace-gc"]
+ *     [--sizes small,1k,64k,1m,img64k]
+ *     [--timeout-ms 10000] [--max-seconds 300 per size] [--cpu-prof DIR] [--gateway-node-args "--trace-gc"]
  *     [--verbose]
- * Environment: BENCH_ROUNDS, BENCH_CALLS, BENCH_WARMUP, BENCH_THROUGHPUT_CALLS, BENCH_TARGETS,
+ * Environment: BENCH_ROUNDS, BENCH_CALLS, BENCH_WARMUP, BENCH_THROUGHPUT_CALLS, BENCH_TARGETS, BENCH_SIZES,
  * BENCH_CALL_TIMEOUT_MS, BENCH_MAX_SECONDS (flags win).
  */
 import { rmSync } from 'node:fs';
@@ -26,9 +29,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderProfileSummary, summarizeCpuProfile } from './gateway/cpu-profile.js';
 import { measureRound } from './gateway/measure.js';
+import { payloadBytes, SIZE_KEYS, type SizeKey } from './gateway/payloads.js';
 import { killAllSync, trackDescendants } from './gateway/processes.js';
-import { type CallSession, type Era, openRawSession } from './gateway/raw-client.js';
-import { type CellResult, type Driver, judgeGoals, renderReport, summarize } from './gateway/report.js';
+import { type CallSession, openRawSession } from './gateway/raw-client.js';
+import { type CellResult, judgeGoals, renderReport, summarize } from './gateway/report.js';
 import { openSdkSession } from './gateway/sdk-client.js';
 import {
   type Bundles,
@@ -51,6 +55,7 @@ const { values: flags } = parseArgs({
     targets: { type: 'string' },
     eras: { type: 'string' },
     drivers: { type: 'string' },
+    sizes: { type: 'string' },
     quick: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
@@ -78,6 +83,12 @@ function listSetting<T extends string>(raw: string | undefined, allowed: readonl
   return allowed.filter((a) => picked.includes(a));
 }
 
+/** The sizes a run without --sizes measures: the small call and the two large text results of the goals. */
+const DEFAULT_SIZES = 'small,64k,1m';
+const SIZES = listSetting(flags.sizes ?? process.env.BENCH_SIZES ?? DEFAULT_SIZES, SIZE_KEYS, 'sizes');
+/** The time cap without --max-seconds: this much per result size measured. */
+const SECONDS_PER_SIZE = 300;
+
 const PLAN = {
   rounds: Math.max(1, setting(flags.rounds, 'BENCH_ROUNDS', 5, 1)),
   warmup: setting(flags.warmup, 'BENCH_WARMUP', 50, 20),
@@ -89,7 +100,7 @@ const PLAN = {
     sdk: Math.max(64, setting(flags['throughput-calls'], 'BENCH_THROUGHPUT_CALLS', 320, 128)),
   },
   callTimeoutMs: setting(flags['timeout-ms'], 'BENCH_CALL_TIMEOUT_MS', 10_000, 10_000),
-  maxSeconds: setting(flags['max-seconds'], 'BENCH_MAX_SECONDS', 400, 120),
+  maxSeconds: setting(flags['max-seconds'], 'BENCH_MAX_SECONDS', SECONDS_PER_SIZE * SIZES.length, 120),
   startTimeoutMs: 30_000,
 };
 const TARGETS = listSetting(flags.targets ?? process.env.BENCH_TARGETS, TARGET_KEYS, 'targets');
@@ -97,6 +108,20 @@ const ERAS = listSetting(flags.eras, ['legacy', 'modern'] as const, 'eras');
 const DRIVERS = listSetting(flags.drivers, ['raw', 'sdk'] as const, 'drivers');
 // Absolute: the gateway runs in its own working directory.
 const CPU_PROF_DIR = flags['cpu-prof'] === undefined ? undefined : resolve(flags['cpu-prof']);
+
+/** Results up to this size run the plan's full call counts (see `scaled`). */
+const FULL_COUNT_BYTES = 16 * 1024;
+
+/**
+ * The calls of one phase for results of `size`: the plan's `count` up to 16 KiB, fewer above,
+ * so a cell moves about the bytes a 16 KiB one would (a 1 MiB cell at the full count would run
+ * for minutes per target), but never fewer than `least` (or `count`, if that is less).
+ */
+function scaled(count: number, size: SizeKey, least: number): number {
+  const bytes = payloadBytes(size);
+  if (bytes <= FULL_COUNT_BYTES) return count;
+  return Math.max(Math.min(least, count), Math.round((count * FULL_COUNT_BYTES) / bytes));
+}
 
 /** A target slower than this per call in its probe is measured lightly (one round, c=1 only). */
 const SLOW_CALL_MS = 50;
@@ -122,13 +147,17 @@ process.removeAllListeners('warning');
 
 async function openSession(
   target: RunningTarget,
-  era: Era,
-  driver: Driver,
+  cell: Pick<CellResult, 'era' | 'driver' | 'size'>,
 ): Promise<CallSession & { pid?: number }> {
-  if (driver === 'sdk')
-    return openSdkSession({ endpoint: target.endpoint, era, timeoutMs: PLAN.callTimeoutMs });
+  const { era, size } = cell;
+  // 64 calls of 1 MiB in flight take seconds each on two cores, in any target.
+  const timeoutMs = Math.max(
+    PLAN.callTimeoutMs,
+    Math.min(60_000, (PLAN.callTimeoutMs * payloadBytes(size)) / (128 * 1024)),
+  );
+  if (cell.driver === 'sdk') return openSdkSession({ endpoint: target.endpoint, era, size, timeoutMs });
   if (target.endpoint.kind !== 'http') throw new Error('the raw driver speaks HTTP only');
-  return openRawSession({ url: target.endpoint.url, era, timeoutMs: PLAN.callTimeoutMs });
+  return openRawSession({ url: target.endpoint.url, era, size, timeoutMs });
 }
 
 /** Runs one round of one cell; a failure marks the cell failed and it is not run again. */
@@ -136,12 +165,16 @@ async function runCell(target: RunningTarget, cell: CellResult): Promise<void> {
   (globalThis as { gc?: () => void }).gc?.(); // the last cell's garbage is not this one's cost
   let session: (CallSession & { pid?: number }) | undefined;
   try {
-    session = await openSession(target, cell.era, cell.driver);
+    session = await openSession(target, cell);
     const pid = session.pid ?? target.process?.pid;
     const figures = await measureRound(session, {
       ...(cell.light
         ? { warmup: 1, calls: LIGHT_CALLS, throughputCalls: 0 }
-        : { warmup: PLAN.warmup, calls: PLAN.calls, throughputCalls: PLAN.throughputCalls[cell.driver] }),
+        : {
+            warmup: scaled(PLAN.warmup, cell.size, 5),
+            calls: scaled(PLAN.calls, cell.size, 20),
+            throughputCalls: scaled(PLAN.throughputCalls[cell.driver], cell.size, 128),
+          }),
       ...(pid !== undefined && { watch: { pid, children: () => trackDescendants(pid) } }),
     });
     cell.rounds.push(figures);
@@ -210,8 +243,8 @@ async function main(): Promise<void> {
           target?.endpoint.kind === 'http'
             ? await probeEra(target.endpoint.url, era, PLAN.callTimeoutMs)
             : undefined;
-        for (const driver of DRIVERS) {
-          const cell: CellResult = { target: key, era, driver, status: 'ok', rounds: [] };
+        for (const [size, driver] of SIZES.flatMap((z) => DRIVERS.map((d) => [z, d] as const))) {
+          const cell: CellResult = { size, target: key, era, driver, status: 'ok', rounds: [] };
           if (!target)
             Object.assign(cell, { status: 'failed', note: `did not start: ${startFailures.get(key)}` });
           else if (driver === 'raw' && target.endpoint.kind === 'stdio')
@@ -239,17 +272,21 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       // Rotate who goes first so drift on the machine hits every target alike.
       const order = TARGETS.map((_, i) => TARGETS[(i + round) % TARGETS.length]!);
-      for (const era of ERAS) {
-        for (const driver of DRIVERS) {
-          for (const key of order) {
-            if (performance.now() > deadline) {
-              stoppedEarly = true;
-              break;
+      for (const size of SIZES) {
+        for (const era of ERAS) {
+          for (const driver of DRIVERS) {
+            for (const key of order) {
+              if (performance.now() > deadline) {
+                stoppedEarly = true;
+                break;
+              }
+              const cell = cells.find(
+                (c) => c.size === size && c.target === key && c.era === era && c.driver === driver,
+              )!;
+              const target = running.get(key);
+              if (cell.status !== 'ok' || !target || (cell.light && cell.rounds.length > 0)) continue;
+              await runCell(target, cell);
             }
-            const cell = cells.find((c) => c.target === key && c.era === era && c.driver === driver)!;
-            const target = running.get(key);
-            if (cell.status !== 'ok' || !target || (cell.light && cell.rounds.length > 0)) continue;
-            await runCell(target, cell);
           }
         }
       }
@@ -259,14 +296,14 @@ async function main(): Promise<void> {
       log(`stopped early: the ${PLAN.maxSeconds} s cap was reached (see the rounds column in --json).`);
 
     const summaries = cells.map(summarize);
-    const goals = judgeGoals(summaries, ERAS);
+    const goals = judgeGoals(summaries, ERAS, SIZES);
     const elapsedS = (performance.now() - started) / 1000;
     if (flags.json) {
       console.log(
         JSON.stringify(
           {
             node: process.version,
-            plan: { ...PLAN, targets: TARGETS, eras: ERAS, drivers: DRIVERS },
+            plan: { ...PLAN, targets: TARGETS, eras: ERAS, drivers: DRIVERS, sizes: SIZES },
             elapsedSeconds: elapsedS,
             stoppedEarly,
             targets: Object.fromEntries(
@@ -287,13 +324,14 @@ async function main(): Promise<void> {
         ),
       );
     } else {
-      console.log(renderReport(summaries, ERAS, goals));
+      console.log(renderReport(summaries, ERAS, SIZES, goals));
       for (const [key, message] of startFailures)
         console.log(`\n(${key}) ${TARGET_LABELS[key]} failed to start:\n${message}`);
       console.log(
         `\nNode ${process.version}, ${PLAN.rounds} interleaved rounds per cell (${PLAN.warmup} warm-up calls, ` +
           `${PLAN.calls} sequential calls for p50/p99 and c=1, ${PLAN.throughputCalls.raw} calls (SDK driver ` +
-          `${PLAN.throughputCalls.sdk}) at c=16 and at c=64); ` +
+          `${PLAN.throughputCalls.sdk}) at c=16 and at c=64; results over 16 KiB fewer, e.g. 1 MiB: ` +
+          `${scaled(PLAN.calls, '1m', 20)} and ${scaled(PLAN.throughputCalls.raw, '1m', 128)}); ` +
           `medians over rounds, RSS the peak during c=64 (children: the upstream processes it spawned). ` +
           `${fmt(elapsedS, 0)} s in all.` +
           (stoppedEarly ? ` Stopped at the ${PLAN.maxSeconds} s cap: later cells have fewer rounds.` : ''),

@@ -55,6 +55,9 @@ export async function serveEchoHttp(build: () => Server): Promise<{ url: string 
       res.end(String(error));
     });
   });
+  // Node's 5 s default closes a keep-alive socket the driver is about to reuse between two
+  // phases of slow 1 MiB calls ("socket hang up"); the gateway's server keeps them longer too.
+  http.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(0, '127.0.0.1', () => resolve());

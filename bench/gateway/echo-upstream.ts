@@ -1,6 +1,8 @@
 /**
  * The upstream every target of the gateway benchmark serves: one tool, `echo`, answering its
- * `text` argument as text content. A low-level SDK `Server`, so nothing but the protocol runs.
+ * `text` argument as text content, or, given `size` (and `kind: "image"`), a text or image
+ * result of that many bytes (payloads.ts). A low-level SDK `Server`, so nothing but the
+ * protocol runs.
  *
  *   node echo-upstream.mjs                 stdio, both eras (the opening message picks one)
  *   node echo-upstream.mjs --http          Streamable HTTP on 127.0.0.1, a free port; prints
@@ -9,13 +11,18 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { serveEchoHttp } from './echo-http.js';
+import { echoContent } from './payloads.js';
 
 const ECHO_TOOL = {
   name: 'echo',
-  description: 'Returns its text argument.',
+  description: 'Returns its text argument, or a text or image result of `size` bytes.',
   inputSchema: {
     type: 'object' as const,
-    properties: { text: { type: 'string' } },
+    properties: {
+      text: { type: 'string' },
+      size: { type: 'integer', minimum: 1 },
+      kind: { type: 'string', enum: ['text', 'utf8', 'image'] },
+    },
     required: ['text'],
   },
 };
@@ -27,8 +34,7 @@ function createEchoServer(): Server {
   server.setRequestHandler('tools/call', (request): CallToolResult => {
     if (request.params.name !== 'echo')
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const text = request.params.arguments?.text;
-    return { content: [{ type: 'text', text: typeof text === 'string' ? text : '' }] };
+    return { content: [echoContent(request.params.arguments) as CallToolResult['content'][number]] };
   });
   return server;
 }

@@ -1,5 +1,6 @@
 import { percentile } from '../stats.js';
 import type { CallSession } from './raw-client.js';
+import { cpuMs } from './processes.js';
 import { type RssPeak, sampleRss } from './rss-sampler.js';
 
 /** The concurrency levels throughput is measured at. */
@@ -14,6 +15,11 @@ export interface RoundFigures {
   readonly throughput: Readonly<Partial<Record<Concurrency, number>>>;
   /** Peak RSS during the c=64 phase (absent when no process could be watched). */
   readonly rss?: RssPeak;
+  /**
+   * CPU time per call during the c=64 phase, in µs: the watched process and its children
+   * (the upstream of a bridge). Less moved by other load on the machine than the rates are.
+   */
+  readonly cpuUs?: { readonly main: number; readonly children: number };
 }
 
 export interface RoundPlan {
@@ -45,7 +51,14 @@ export async function measureRound(session: CallSession, plan: RoundPlan): Promi
   if (plan.throughputCalls === 0) return { ...figures, throughput: { 1: sequentialRate } };
 
   const c16 = await concurrentRate(session, 16, plan.throughputCalls);
-  const sampler = plan.watch && sampleRss(plan.watch.pid, plan.watch.children());
+  const children = plan.watch?.children() ?? [];
+  const sampler = plan.watch && sampleRss(plan.watch.pid, children);
+  const cpuOf = () =>
+    plan.watch && {
+      main: cpuMs(plan.watch.pid) ?? Number.NaN,
+      children: children.reduce((sum, c) => sum + (cpuMs(c) ?? Number.NaN), 0),
+    };
+  const cpuBefore = cpuOf();
   let c64: number;
   let rss: RssPeak | undefined;
   try {
@@ -53,7 +66,19 @@ export async function measureRound(session: CallSession, plan: RoundPlan): Promi
   } finally {
     rss = sampler?.stop();
   }
-  return { ...figures, throughput: { 1: sequentialRate, 16: c16, 64: c64 }, ...(rss && { rss }) };
+  const cpuAfter = cpuOf();
+  const perCall = (after: number, before: number) => ((after - before) * 1000) / plan.throughputCalls;
+  const cpuUs = cpuBefore &&
+    cpuAfter && {
+      main: perCall(cpuAfter.main, cpuBefore.main),
+      children: perCall(cpuAfter.children, cpuBefore.children),
+    };
+  return {
+    ...figures,
+    throughput: { 1: sequentialRate, 16: c16, 64: c64 },
+    ...(rss && { rss }),
+    ...(cpuUs && { cpuUs }),
+  };
 }
 
 /** Calls per second with `workers` calls in flight at all times until `total` were made. */

@@ -193,3 +193,15 @@ export function rssKiB(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/** User + system CPU time of `pid` so far in ms (/proc/<pid>/stat, clock ticks of 10 ms), or undefined when it is gone. */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields 14 and 15 (utime, stime) follow the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}

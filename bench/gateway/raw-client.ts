@@ -1,18 +1,18 @@
 import { Agent, type IncomingHttpHeaders, request } from 'node:http';
+import { echoArguments, isEchoAnswer, type SizeKey } from './payloads.js';
 
 /** The two protocol eras a target may speak. */
 export type Era = 'legacy' | 'modern';
 
 /** One open line to a target on which `echo` can be called, by either driver. */
 export interface CallSession {
-  /** Calls `echo` with `{ text: 'ping' }` and checks that `ping` came back. */
+  /** Calls `echo` for the session's result size and checks the answer (payloads.ts). */
   call(): Promise<void>;
   close(): Promise<void>;
 }
 
 const LEGACY_VERSION = '2025-11-25';
 const MODERN_VERSION = '2026-07-28';
-const ECHO_TEXT = 'ping';
 const CLIENT_INFO = { name: 'gateway-bench', version: '1.0.0' };
 
 /**
@@ -31,7 +31,11 @@ export async function openRawSession(options: {
   era: Era;
   timeoutMs: number;
   maxSockets?: number;
+  /** The result size each call asks for; `small` unless given. */
+  size?: SizeKey;
 }): Promise<CallSession> {
+  const size = options.size ?? 'small';
+  const echoArgs = echoArguments(size);
   const url = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
   const send = (method: string, headers: Record<string, string>, body?: string) =>
@@ -48,7 +52,7 @@ export async function openRawSession(options: {
     };
     const params = JSON.stringify({
       name: 'echo',
-      arguments: { text: ECHO_TEXT },
+      arguments: echoArgs,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
         'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
@@ -59,7 +63,7 @@ export async function openRawSession(options: {
       call: async () => {
         const id = nextId++;
         const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`;
-        checkEcho(await send('POST', headers, body), id);
+        checkEcho(await send('POST', headers, body), id, size);
       },
       close: async () => agent.destroy(),
     };
@@ -93,12 +97,12 @@ export async function openRawSession(options: {
       throw new Error(
         `notifications/initialized: HTTP ${initialized.status} ${initialized.text.slice(0, 200)}`,
       );
-    const params = JSON.stringify({ name: 'echo', arguments: { text: ECHO_TEXT } });
+    const params = JSON.stringify({ name: 'echo', arguments: echoArgs });
     return {
       call: async () => {
         const id = nextId++;
         const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`;
-        checkEcho(await send('POST', headers, body), id);
+        checkEcho(await send('POST', headers, body), id, size);
       },
       close: async () => {
         if (typeof sessionId === 'string')
@@ -163,7 +167,11 @@ function messagesOf(response: Exchange): unknown[] {
   const type = response.headers['content-type'] ?? '';
   if (type.includes('text/event-stream')) {
     const messages: unknown[] = [];
-    for (const event of response.text.split(/\r?\n\r?\n/)) {
+    // A plain split unless the stream uses CRLF: a regex over a 1 MiB answer costs the driver milliseconds.
+    const events = response.text.includes('\r')
+      ? response.text.split(/\r?\n\r?\n/)
+      : response.text.split('\n\n');
+    for (const event of events) {
       const data = event
         .split(/\r?\n/)
         .filter((line) => line.startsWith('data:'))
@@ -193,8 +201,8 @@ function resultOf(response: Exchange, id: number): unknown {
   return answer.result;
 }
 
-function checkEcho(response: Exchange, id: number): void {
-  const result = resultOf(response, id) as { content?: { text?: unknown }[] };
-  if (result.content?.[0]?.text !== ECHO_TEXT)
+function checkEcho(response: Exchange, id: number, size: SizeKey): void {
+  const result = resultOf(response, id);
+  if (!isEchoAnswer(result, size))
     throw new Error(`echo answered something else: ${JSON.stringify(result).slice(0, 200)}`);
 }

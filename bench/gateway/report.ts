@@ -1,12 +1,14 @@
 import { fmt, median } from '../stats.js';
 import { CONCURRENCY, type Concurrency, type RoundFigures } from './measure.js';
+import { SIZE_LABELS, type SizeKey } from './payloads.js';
 import type { Era } from './raw-client.js';
 import { TARGET_LABELS, type TargetKey } from './targets.js';
 
 export type Driver = 'raw' | 'sdk';
 
-/** One cell (target × era × driver) over the rounds it ran. */
+/** One cell (result size × target × era × driver) over the rounds it ran. */
 export interface CellResult {
+  readonly size: SizeKey;
   readonly target: TargetKey;
   readonly era: Era;
   readonly driver: Driver;
@@ -19,6 +21,7 @@ export interface CellResult {
 
 /** Medians over the rounds; RSS is the largest seen in any round. */
 export interface CellSummary {
+  readonly size: SizeKey;
   readonly target: TargetKey;
   readonly era: Era;
   readonly driver: Driver;
@@ -30,12 +33,16 @@ export interface CellSummary {
   readonly callsPerSecond?: Readonly<Partial<Record<Concurrency, number>>>;
   readonly rssMiB?: number;
   readonly childrenRssMiB?: number;
+  /** Median CPU per call at c=64 (µs): the target's process, and its children. */
+  readonly cpuUsPerCall?: number;
+  readonly childrenCpuUsPerCall?: number;
 }
 
 type ByEra = Partial<Record<Era, { value: number; detail: string }>>;
 
-/** One target of the issue, judged on the raw driver's figures. */
+/** One target of the issue for one result size, judged on the raw driver's figures. */
 export interface Goal {
+  readonly size: SizeKey;
   readonly name: string;
   readonly target: string;
   readonly byEra: Readonly<Partial<Record<Era, { value: number; detail: string }>>>;
@@ -53,6 +60,7 @@ const GATEWAY_RSS_MAX_MIB = 150;
 
 export function summarize(cell: CellResult): CellSummary {
   const base = {
+    size: cell.size,
     target: cell.target,
     era: cell.era,
     driver: cell.driver,
@@ -62,6 +70,7 @@ export function summarize(cell: CellResult): CellSummary {
   };
   if (cell.rounds.length === 0) return base;
   const rss = cell.rounds.flatMap((r) => (r.rss ? [r.rss] : []));
+  const cpu = cell.rounds.flatMap((r) => (r.cpuUs ? [r.cpuUs] : []));
   return {
     ...base,
     p50Ms: median(cell.rounds.map((r) => r.p50)),
@@ -76,11 +85,29 @@ export function summarize(cell: CellResult): CellSummary {
       rssMiB: Math.max(...rss.map((r) => r.mainKiB)) / 1024,
       childrenRssMiB: Math.max(...rss.map((r) => r.childrenKiB)) / 1024,
     }),
+    ...(cpu.length > 0 && {
+      cpuUsPerCall: median(cpu.map((c) => c.main)),
+      childrenCpuUsPerCall: median(cpu.map((c) => c.children)),
+    }),
   };
 }
 
-/** The three targets of the issue, from the raw driver's cells. */
-export function judgeGoals(cells: readonly CellSummary[], eras: readonly Era[]): Goal[] {
+/** The three targets of the issue for each result size, from the raw driver's cells. */
+export function judgeGoals(
+  cells: readonly CellSummary[],
+  eras: readonly Era[],
+  sizes: readonly SizeKey[],
+): Goal[] {
+  return sizes.flatMap((size) =>
+    judgeSize(
+      cells.filter((c) => c.size === size),
+      eras,
+      size,
+    ),
+  );
+}
+
+function judgeSize(cells: readonly CellSummary[], eras: readonly Era[], size: SizeKey): Goal[] {
   const raw = (target: TargetKey, era: Era) =>
     cells.find((c) => c.target === target && c.era === era && c.driver === 'raw' && c.p50Ms !== undefined);
   const added: ByEra = {};
@@ -122,18 +149,21 @@ export function judgeGoals(cells: readonly CellSummary[], eras: readonly Era[]):
   };
   return [
     {
+      size,
       name: '(1) added p50 at c=1, switchboard serve − SDK HTTP floor',
       target: `≤ ${ADDED_P50_MAX_MS} ms`,
       byEra: added,
       met: verdict(added, (v) => v <= ADDED_P50_MAX_MS),
     },
     {
+      size,
       name: '(2) calls/s at c=64, switchboard serve ÷ better of mcp-proxy, supergateway',
       target: `≥ ${THROUGHPUT_MIN_RATIO}×`,
       byEra: ratio,
       met: verdict(ratio, (v) => v >= THROUGHPUT_MIN_RATIO),
     },
     {
+      size,
       name: '(3) switchboard serve RSS at c=64 (its own process)',
       target: `≤ ${GATEWAY_RSS_MAX_MIB} MiB`,
       byEra: rss,
@@ -146,9 +176,28 @@ export function judgeGoals(cells: readonly CellSummary[], eras: readonly Era[]):
 export function renderReport(
   cells: readonly CellSummary[],
   eras: readonly Era[],
+  sizes: readonly SizeKey[],
   goals: readonly Goal[],
 ): string {
-  const out: string[] = [];
+  return sizes
+    .map((size) =>
+      renderSize(
+        cells.filter((c) => c.size === size),
+        eras,
+        size,
+        goals.filter((g) => g.size === size),
+      ),
+    )
+    .join('\n');
+}
+
+function renderSize(
+  cells: readonly CellSummary[],
+  eras: readonly Era[],
+  size: SizeKey,
+  goals: readonly Goal[],
+): string {
+  const out: string[] = ['', `=== ${SIZE_LABELS[size]} ===`];
   const header = [
     'target'.padEnd(24),
     'driver',
@@ -157,6 +206,7 @@ export function renderReport(
     ...CONCURRENCY.map((c) => `c=${c} /s`.padStart(9)),
     'RSS MiB'.padStart(8),
     ' (children)',
+    ' CPU µs/call (children)',
   ].join(' ');
   for (const era of eras) {
     out.push('', ERA_TITLES[era], header, '-'.repeat(header.length));
@@ -175,6 +225,9 @@ export function renderReport(
           }),
           (cell.rssMiB === undefined ? '—' : fmt(cell.rssMiB, 1)).padStart(8),
           cell.childrenRssMiB ? ` (${fmt(cell.childrenRssMiB, 1)})` : '',
+          cell.cpuUsPerCall === undefined
+            ? ''
+            : ` ${fmt(cell.cpuUsPerCall, 0)}${cell.childrenCpuUsPerCall ? ` (${fmt(cell.childrenCpuUsPerCall, 0)})` : ''}`,
           cell.status === 'failed'
             ? `  failed after ${cell.rounds} rounds: ${firstLine(cell.note ?? '')}`
             : cell.note
@@ -185,7 +238,7 @@ export function renderReport(
       out.push(row.join(' ').trimEnd());
     }
   }
-  out.push('', 'Targets (raw-HTTP driver):');
+  out.push('', `Targets (raw-HTTP driver, ${SIZE_LABELS[size]}):`);
   for (const goal of goals) {
     const perEra = eras
       .map((era) => {

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { echoArguments, isEchoAnswer, type SizeKey } from './payloads.js';
 import type { CallSession, Era } from './raw-client.js';
 
 /** Where the SDK client connects: a stdio command it spawns, or a Streamable HTTP URL. */
@@ -17,7 +18,11 @@ export async function openSdkSession(options: {
   endpoint: SdkEndpoint;
   era: Era;
   timeoutMs: number;
+  /** The result size each call asks for; `small` unless given. */
+  size?: SizeKey;
 }): Promise<CallSession & { pid?: number }> {
+  const size = options.size ?? 'small';
+  const echoArgs = echoArguments(size);
   const client = new Client(
     { name: 'gateway-bench-sdk', version: '1.0.0' },
     {
@@ -35,11 +40,11 @@ export async function openSdkSession(options: {
     ...(pid !== undefined && { pid }),
     call: async () => {
       const result = await client.callTool(
-        { name: 'echo', arguments: { text: 'ping' } },
+        { name: 'echo', arguments: echoArgs },
         { timeout: options.timeoutMs },
       );
-      const first = (result.content as { text?: unknown }[] | undefined)?.[0];
-      if (first?.text !== 'ping') throw new Error(`echo answered something else: ${JSON.stringify(result)}`);
+      if (!isEchoAnswer(result, size))
+        throw new Error(`echo answered something else: ${JSON.stringify(result).slice(0, 200)}`);
     },
     close: async () => {
       // Ends a 2025 session with DELETE, as a well-behaved client does; otherwise each round

@@ -6,7 +6,7 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/client'
  * re-parsing it. Pure: no I/O, unit-tested on its own.
  */
 
-/** A media part, decoded to bytes. */
+/** A media part, decoded to bytes (when `data` is first read: see `mediaPart`). */
 export interface MediaPart {
   readonly type: 'image' | 'audio' | 'blob';
   readonly mimeType: string;
@@ -66,6 +66,27 @@ function decodeBase64(data: string): Uint8Array {
   return Buffer.from(data, 'base64');
 }
 
+/**
+ * A media part whose bytes are decoded from `base64` when `data` is first read, then kept.
+ * Every tool call is normalized, but only the host's own callers (the CLI, agent sessions,
+ * media saving) read the bytes; a gateway relaying the result as it came never does, and
+ * decoding a large image for it cost a copy and a pass over its base64 per call. `data` is an
+ * own enumerable property, so spreading, comparing or serializing a part sees it as before.
+ */
+function mediaPart(type: MediaPart['type'], mimeType: string, base64: string, uri?: string): MediaPart {
+  let decoded: Uint8Array | undefined;
+  const part = { type, mimeType } as { -readonly [K in keyof MediaPart]: MediaPart[K] };
+  Object.defineProperty(part, 'data', {
+    enumerable: true,
+    get: () => {
+      decoded ??= decodeBase64(base64);
+      return decoded;
+    },
+  });
+  if (uri !== undefined) part.uri = uri;
+  return part;
+}
+
 function partsOf(content: readonly ContentBlock[]): {
   texts: string[];
   media: MediaPart[];
@@ -81,17 +102,12 @@ function partsOf(content: readonly ContentBlock[]): {
         break;
       case 'image':
       case 'audio':
-        media.push({ type: block.type, mimeType: block.mimeType, data: decodeBase64(block.data) });
+        media.push(mediaPart(block.type, block.mimeType, block.data));
         break;
       case 'resource': {
         const r = block.resource;
         if ('blob' in r && typeof r.blob === 'string') {
-          media.push({
-            type: 'blob',
-            mimeType: r.mimeType ?? 'application/octet-stream',
-            data: decodeBase64(r.blob),
-            uri: r.uri,
-          });
+          media.push(mediaPart('blob', r.mimeType ?? 'application/octet-stream', r.blob, r.uri));
         } else if ('text' in r && typeof r.text === 'string') {
           texts.push(r.text);
         }

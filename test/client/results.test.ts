@@ -52,6 +52,18 @@ describe('normalizeToolResult', () => {
     expect(r.links).toEqual([{ type: 'link', uri: 'x://l', name: 'l', mimeType: 'text/plain' }]);
   });
 
+  it('decodes media bytes only when they are read, once, and shows them to spreads and comparisons', () => {
+    const data = Buffer.alloc(96 * 1024, 7).toString('base64');
+    const r = normalizeToolResult({ content: [{ type: 'image', data, mimeType: 'image/png' }] });
+    const [part] = r.media;
+    // Nothing decoded yet: the raw result is all a relaying caller reads.
+    expect(Object.getOwnPropertyDescriptor(part, 'data')?.get).toBeTypeOf('function');
+    expect(part!.data).toBe(part!.data);
+    expect(Buffer.from(part!.data).equals(Buffer.alloc(96 * 1024, 7))).toBe(true);
+    expect({ ...part }).toEqual({ type: 'image', mimeType: 'image/png', data: part!.data });
+    expect(Object.keys(part!)).toEqual(['type', 'mimeType', 'data']);
+  });
+
   it('keeps isError, and does not validate an error result', () => {
     const r = normalizeToolResult(
       { content: [{ type: 'text', text: 'bad' }], isError: true, structuredContent: { x: 1 } },

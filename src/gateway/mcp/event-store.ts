@@ -8,11 +8,12 @@ import { SwitchboardError } from '../../core/errors.js';
  * a client whose stream dropped (or that the server closed on purpose, after the priming event
  * told it `retry`) can come back with `GET` + `Last-Event-ID` and receive what it missed.
  *
- * Bounded three ways, because every session of every client writes here: per stream (the
+ * Bounded four ways, because every session of every client writes here: per stream (the
  * newest `eventsPerStream` events and `bytesPerStream` bytes; older ones go first), in time
- * (events older than `ttlMs` are gone), and as a whole (past `totalBytes`, the streams written
- * least recently are dropped whole). A resume from an event that has been dropped since gets
- * the events still kept after it: what fell out in between is lost, not invented.
+ * (events older than `ttlMs` are gone), answered streams by their own budget (`answeredBytes`,
+ * see there), and as a whole (past `totalBytes`, the streams written least recently are
+ * dropped whole). A resume from an event that has been dropped since gets the events still
+ * kept after it: what fell out in between is lost, not invented.
  */
 export interface EventStoreLimits {
   readonly eventsPerStream: number;
@@ -25,6 +26,13 @@ export interface EventStoreLimits {
    * calls a second, and keeping each for minutes would hold a great deal for nobody.
    */
   readonly answeredTtlMs: number;
+  /**
+   * The most the answered streams may hold together; past it the earliest answered go first,
+   * before their `answeredTtlMs`. A gateway answering hundreds of 64 KiB results a second
+   * otherwise held every one of them for 10 s — the whole `totalBytes`, tens of MiB, kept for
+   * clients that already had their answer — while a quiet one still keeps each for the TTL.
+   */
+  readonly answeredBytes: number;
   readonly totalBytes: number;
 }
 
@@ -35,8 +43,19 @@ export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = {
   // than the idle session TTL, since a stream nobody resumes within minutes is not resumed.
   ttlMs: 5 * 60_000,
   answeredTtlMs: 10_000,
+  answeredBytes: 8 * 1024 * 1024,
   totalBytes: 64 * 1024 * 1024,
 };
+
+/**
+ * The SDK `EventStore` of one session, and a way to store a message whose JSON text the
+ * caller made already (the gateway's own session answers, fast-session-call.ts): the same
+ * event, without encoding a large answer a second time.
+ */
+export interface SessionEventStore extends EventStore {
+  /** `storeEvent`, with `json` being `JSON.stringify(message)`. */
+  storeEncoded(streamId: StreamId, message: JSONRPCMessage, json: string): Promise<EventId>;
+}
 
 /** What one kept event costs besides its JSON: the entry, its id, its place in the array. */
 const EVENT_OVERHEAD_BYTES = 64;
@@ -80,6 +99,8 @@ export class GatewayEventStore {
   private readonly limits: EventStoreLimits;
   private readonly now: () => number;
   private total = 0;
+  /** Bytes of the streams in `answered`. */
+  private answeredTotal = 0;
 
   constructor(options: { readonly limits?: Partial<EventStoreLimits>; readonly now?: () => number } = {}) {
     this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...options.limits };
@@ -91,10 +112,12 @@ export class GatewayEventStore {
    * session stores events from now until `clear(session)`; what its transport sends after that
    * (answers of calls still running when it closed) is not kept, since nobody can resume it.
    */
-  forSession(session: string): EventStore {
+  forSession(session: string): SessionEventStore {
     if (!this.bySession.has(session)) this.bySession.set(session, new Map());
     return {
-      storeEvent: async (streamId, message) => this.store(session, streamId, message),
+      storeEvent: async (streamId, message) =>
+        this.store(session, streamId, message, JSON.stringify(message)),
+      storeEncoded: async (streamId, message, json) => this.store(session, streamId, message, json),
       getStreamIdForEventId: async (eventId) => this.find(session, eventId)?.stream.streamId,
       replayEventsAfter: (eventId, { send }) => this.replay(session, eventId, send),
     };
@@ -133,7 +156,7 @@ export class GatewayEventStore {
     return { streams: this.streams.size, events, bytes: this.total };
   }
 
-  private store(session: string, streamId: StreamId, message: JSONRPCMessage): EventId {
+  private store(session: string, streamId: StreamId, message: JSONRPCMessage, json: string): EventId {
     this.prune();
     const now = this.now();
     const streams = this.bySession.get(session);
@@ -152,20 +175,24 @@ export class GatewayEventStore {
       };
       streams.set(streamId, stream);
     }
-    const json = JSON.stringify(message);
     const bytes = Buffer.byteLength(json) + EVENT_OVERHEAD_BYTES;
     const seq = stream.nextSeq++;
     stream.events.push({ seq, at: now, bytes, json });
-    stream.bytes += bytes;
-    this.total += bytes;
+    this.grow(stream, bytes);
     stream.lastWrite = now;
     this.streams.delete(stream.token);
     this.streams.set(stream.token, stream);
     if (stream.answeredAt === undefined && isResponse(message)) {
       stream.answeredAt = now;
       this.answered.set(stream.token, stream);
+      this.answeredTotal += stream.bytes;
     }
     this.trim(stream);
+    // The answered streams within their budget, earliest answered first; this one stays, as below.
+    for (const earliest of this.answered.values()) {
+      if (this.answeredTotal <= this.limits.answeredBytes || earliest === stream) break;
+      this.drop(earliest);
+    }
     // The newest event is always kept, even alone over a bound: dropping it would lose a
     // response the client is waiting for, and the whole-store bound still holds the rest.
     for (const oldest of this.streams.values()) {
@@ -186,14 +213,20 @@ export class GatewayEventStore {
         events[0]!.at <= cutoff)
     ) {
       const gone = events.shift()!;
-      stream.bytes -= gone.bytes;
-      this.total -= gone.bytes;
+      this.grow(stream, -gone.bytes);
     }
+  }
+
+  /** Counts `bytes` more (or fewer) for `stream`, in every total it is part of. */
+  private grow(stream: Stream, bytes: number): void {
+    stream.bytes += bytes;
+    this.total += bytes;
+    if (stream.answeredAt !== undefined) this.answeredTotal += bytes;
   }
 
   private drop(stream: Stream): void {
     this.streams.delete(stream.token);
-    this.answered.delete(stream.token);
+    if (this.answered.delete(stream.token)) this.answeredTotal -= stream.bytes;
     this.bySession.get(stream.session)?.delete(stream.streamId);
     this.total -= stream.bytes;
   }

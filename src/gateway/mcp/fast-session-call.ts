@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ClientCapabilities,
-  type EventStore,
   isJsonContentType,
   type JSONRPCMessage,
   type LoggingLevel,
@@ -16,6 +15,7 @@ import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
 import type { RequestHead } from '../http/context.js';
 import { preparedResponse } from '../http/prepared-response.js';
 import { consentWouldAsk } from './consent-gate.js';
+import type { SessionEventStore } from './event-store.js';
 import type { FastToolCallOptions } from './fast-tool-call.js';
 import { checkInputCaps } from './input-caps.js';
 import { atLeast } from './log-levels.js';
@@ -23,7 +23,7 @@ import { type GatewayPrincipal, servedTools } from './served-catalog.js';
 import type { SettledCall } from './settled-call.js';
 import { unservedTool } from './unserved.js';
 import { errorResult, toProtocolError } from './upstream-calls.js';
-import { jsonRpcErrorMessage, plainToolResult } from './wire-result.js';
+import { jsonRpcErrorMessage, plainToolResult, resultMessageText } from './wire-result.js';
 
 /*
  * The fast path for a 2025-era session's most frequent request: a plain `tools/call`. The full
@@ -82,7 +82,7 @@ export interface SessionCallScope {
   readonly sessionId: string;
   readonly principal: GatewayPrincipal;
   /** The session's view of the event store (the SDK transport's own). */
-  readonly events: EventStore;
+  readonly events: SessionEventStore;
   /** The `retry` of the priming event, as the transport is configured. */
   readonly retryMs: number;
   /** The protocol version the session negotiated. */
@@ -176,7 +176,12 @@ class LogFollowers {
 
 /** What a call came to: a message to send, a result for the SDK to answer with, or nothing (cancelled). */
 type Outcome =
-  | { readonly kind: 'message'; readonly message: JSONRPCMessage }
+  | {
+      readonly kind: 'message';
+      readonly message: JSONRPCMessage;
+      /** `JSON.stringify(message)`, when made already (a result's, from its parts' one encoding). */
+      readonly json?: string;
+    }
   | { readonly kind: 'settled'; readonly settled: SettledCall }
   | { readonly kind: 'cancelled' };
 
@@ -268,7 +273,11 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
         });
         if (scope.signal.aborted) return CANCELLED;
         return plainToolResult(result.raw)
-          ? { kind: 'message', message: { result: result.raw, jsonrpc: '2.0', id: call.id } }
+          ? {
+              kind: 'message',
+              message: { result: result.raw, jsonrpc: '2.0', id: call.id },
+              json: resultMessageText(call.id, result.raw),
+            }
           : { kind: 'settled', settled: { kind: 'result', result: result.raw } };
       } catch (error) {
         if (scope.signal.aborted) return CANCELLED;
@@ -289,12 +298,12 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
     const winner = await first;
     if (winner !== 'open' && !stream.started) {
       if (winner.kind === 'settled') return await scope.fullPath(winner.settled);
-      return await (winner.kind === 'message' ? stream.whole(winner.message) : stream.whole());
+      return await (winner.kind === 'message' ? stream.whole(winner.message, winner.json) : stream.whole());
     }
     const response = stream.open();
     void outcome
       .then(async (last) => {
-        if (last.kind === 'message') stream.send(last.message);
+        if (last.kind === 'message') stream.send(last.message, last.json);
         else if (last.kind === 'settled') stream.send(await answerOf(scope, last.settled, call.id));
       })
       .catch((error: unknown) => scope.onerror?.(error instanceof Error ? error : new Error(String(error))))
@@ -365,14 +374,17 @@ class SessionStream {
 
   constructor(private readonly scope: SessionCallScope) {}
 
-  /** Stores `message` in the event store and writes it, after everything sent before. */
-  send(message: JSONRPCMessage): Promise<void> {
+  /**
+   * Stores `message` in the event store and writes it, after everything sent before; `json` is
+   * its text when the caller made it already. One text serves both: a large answer is encoded once.
+   */
+  send(message: JSONRPCMessage, json = JSON.stringify(message)): Promise<void> {
     this.started = true;
     this.queue = this.queue
       .then(async () => {
         await this.prime();
-        const id = await this.scope.events.storeEvent(this.streamId(), message);
-        this.write(`event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`);
+        const id = await this.scope.events.storeEncoded(this.streamId(), message, json);
+        this.write(`event: message\nid: ${id}\ndata: ${json}\n\n`);
       })
       .catch((error: unknown) =>
         this.scope.onerror?.(error instanceof Error ? error : new Error(String(error))),
@@ -384,13 +396,10 @@ class SessionStream {
    * The whole answer as one response: `last` alone as a JSON body when nothing was sent before
    * it and it is small (see the module comment); otherwise the stream, what was sent, then `last`.
    */
-  async whole(last?: JSONRPCMessage): Promise<Response> {
-    if (last && !this.started) {
-      const json = JSON.stringify(last);
-      if (json.length <= JSON_ANSWER_MAX_CHARS)
-        return preparedResponse(json, { status: 200, headers: jsonHeaders(this.scope.sessionId) });
-    }
-    if (last) await this.send(last);
+  async whole(last?: JSONRPCMessage, json = last && JSON.stringify(last)): Promise<Response> {
+    if (last && !this.started && json!.length <= JSON_ANSWER_MAX_CHARS)
+      return preparedResponse(json!, { status: 200, headers: jsonHeaders(this.scope.sessionId) });
+    if (last) await this.send(last, json);
     else await this.queue.then(() => this.prime());
     return preparedResponse(this.held.join(''), { status: 200, headers: sseHeaders(this.scope.sessionId) });
   }

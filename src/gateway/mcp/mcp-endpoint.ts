@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   createMcpHandler,
-  type EventStore,
   isInitializeRequest,
   isLegacyRequest,
   type McpHttpHandler,
@@ -12,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ControllerPool } from '../../core/controller-pool.js';
 import { type RequestHead, requestHead } from '../http/context.js';
-import { type EventStoreLimits, GatewayEventStore } from './event-store.js';
+import { type EventStoreLimits, GatewayEventStore, type SessionEventStore } from './event-store.js';
 import {
   type FastSessionCall,
   offersCallbacks,
@@ -79,7 +78,7 @@ interface StreamableSession {
   readonly kind: 'streamable';
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The session's view of the event store, as its transport has it. */
-  readonly events: EventStore;
+  readonly events: SessionEventStore;
   /** Calls the fast path runs, by JSON-RPC id: what the client's cancellation or the session's end aborts. */
   readonly fastCalls: Map<string | number, AbortController>;
 }

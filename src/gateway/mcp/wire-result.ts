@@ -5,6 +5,7 @@ import {
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { isBase64 } from '../../client/plain-tool-result.js';
+import { objectJsonText } from '../../core/json-text.js';
 import { preparedResponse } from '../http/prepared-response.js';
 
 /**
@@ -88,7 +89,16 @@ export function encodeToolResult(result: CallToolResult): Record<string, unknown
 
 /** The SDK's JSON answer to one request: status 200, the JSON-RPC response as the only body. */
 export function jsonRpcResultResponse(id: string | number, result: Record<string, unknown>): Response {
-  return jsonResponse(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+  return jsonResponse(resultMessageText(id, result));
+}
+
+/**
+ * `JSON.stringify({ result, jsonrpc: '2.0', id })`, the JSON-RPC response as the SDK writes it,
+ * made of the result's parts' one encoding (core/json-text.ts): the audit record measured the
+ * same parts, so a large result is encoded once on its way through.
+ */
+export function resultMessageText(id: string | number, result: Record<string, unknown>): string {
+  return `{"result":${objectJsonText(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
 /**

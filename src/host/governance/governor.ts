@@ -1,6 +1,7 @@
 import type { ToolResult } from '../../client/results.js';
 import type { GovernanceConfig } from '../../core/config/governance-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
+import { objectJsonPieces } from '../../core/json-text.js';
 import type { TrustLevel } from '../../core/server-config.js';
 import { type ApprovalMode, type Decision, decide, decideRead, type ReadKind } from '../../policy/decide.js';
 import type { AuditRepository, KeyValueRepository, PinRepository } from '../../storage/ports.js';
@@ -373,7 +374,13 @@ function key(server: string, tool: string): string {
   return `${server}/${tool}`;
 }
 
-/** The size of a result as sent (its JSON), in bytes. */
+/**
+ * The size of a result as sent (its JSON), in bytes, measured piece by piece: its parts' text
+ * is the one the gateway writes the answer with (core/json-text.ts), so a large result is
+ * encoded once, not twice, and its text is not copied to be measured.
+ */
 function resultBytes(result: ToolResult): number {
-  return Buffer.byteLength(JSON.stringify(result.raw));
+  let bytes = 0;
+  for (const piece of objectJsonPieces(result.raw)) bytes += Buffer.byteLength(piece);
+  return bytes;
 }

@@ -144,6 +144,56 @@ describe('GatewayEventStore', () => {
     expect(s.size).toMatchObject({ streams: 1, events: 1 });
   });
 
+  it('keeps the answered streams within their own budget, earliest answered first, and unanswered ones past it', async () => {
+    const s = store({ answeredBytes: 4_000, totalBytes: 1_000_000 });
+    const view = s.forSession('a');
+    const answer = (id: number) => ({
+      jsonrpc: '2.0' as const,
+      id,
+      result: { content: [{ type: 'text', text: 'p'.repeat(1_000) }] },
+    });
+    const open = await view.storeEvent('get', note(1, 'p'.repeat(2_000)));
+    const primes: EventId[] = [];
+    for (let n = 1; n <= 4; n++) {
+      primes.push(await view.storeEvent(`post-${n}`, {} as JSONRPCMessage));
+      await view.storeEvent(`post-${n}`, answer(n));
+    }
+    // Four answered streams of ~1.2 kB over a 4,000-byte budget: the first is gone, long before its TTL.
+    expect(await view.getStreamIdForEventId!(primes[0]!)).toBeUndefined();
+    for (const [n, primed] of primes.entries())
+      if (n > 0) expect(await view.getStreamIdForEventId!(primed)).toBe(`post-${n + 1}`);
+    // The unanswered stream is no answer: the budget never touches it.
+    expect(await view.getStreamIdForEventId!(open)).toBe('get');
+    // A single answer over the whole budget is still kept: the client may be resuming for it.
+    const big = await view.storeEvent('post-big', {} as JSONRPCMessage);
+    await view.storeEvent('post-big', {
+      jsonrpc: '2.0',
+      id: 9,
+      result: { content: [{ type: 'text', text: 'p'.repeat(5_000) }] },
+    });
+    expect(await view.getStreamIdForEventId!(big)).toBe('post-big');
+    expect(await view.getStreamIdForEventId!(primes[3]!)).toBeUndefined();
+    const replay: unknown[] = [];
+    await view.replayEventsAfter(big, { send: async (_id, message) => void replay.push(message) });
+    expect(replay).toEqual([expect.objectContaining({ id: 9 })]);
+  });
+
+  it('stores a message with the text its caller encoded, replayed as that message', async () => {
+    const s = store();
+    const view = s.forSession('a');
+    const message: JSONRPCMessage = {
+      jsonrpc: '2.0',
+      id: 3,
+      result: { content: [{ type: 'text', text: 'é ✓ "q"' }] },
+    };
+    const primed = await view.storeEvent('post', {} as JSONRPCMessage);
+    await view.storeEncoded('post', message, JSON.stringify(message));
+    expect(s.size.bytes).toBe(2 + Buffer.byteLength(JSON.stringify(message)) + 2 * 64);
+    const replay: unknown[] = [];
+    await view.replayEventsAfter(primed, { send: async (_id, m) => void replay.push(m) });
+    expect(replay).toEqual([message]);
+  });
+
   it('drops the least recently written streams when the whole store is over its bound', async () => {
     const s = store({ totalBytes: 2_000 });
     const a = s.forSession('a');

@@ -135,6 +135,10 @@ beforeAll(async () => {
   full = endpoint({ fast: false });
   fastSession = await openSession(fast, tester, { version: '2025-11-25' });
   fullSession = await openSession(full, tester, { version: '2025-11-25' });
+  // A first call of each: a cold one can run past STREAM_AFTER_MS on a loaded machine and be
+  // answered as a stream, which the cases below would take for a difference of form.
+  for (const session of [fastSession, fullSession])
+    await readAnswer(await post(session, toolCallBody(nextId++, 'echo', { text: 'warm' })));
 }, 60_000);
 
 afterAll(async () => {
@@ -229,6 +233,58 @@ describe('a 2025-11-25 session: the fast path against the SDK, same requests', (
       // Classified from the bytes as well as from the parsed body.
       expect(await isLegacyRequest(request)).toBe(true);
     }
+  });
+});
+
+describe("large and awkward answers on a 2025-11-25 session: the SDK's bytes", () => {
+  // Past JSON_ANSWER_MAX_CHARS both answer as a stream: the priming event, then the message.
+  // The fast path writes it from the result's one encoding (core/json-text.ts) and stores that
+  // text; the SDK encodes the message itself. Event ids are each stream's own.
+  const large: [string, Record<string, unknown>, string][] = [
+    ['64 KiB of digits', { chars: 64 * 1024 }, 'fast'],
+    ['1 MiB of digits', { chars: 1024 * 1024 }, 'fast'],
+    ['64 KiB of multi-byte, astral and escaped text', { chars: 64 * 1024, form: 'utf8' }, 'fast'],
+    ['1 MiB of multi-byte, astral and escaped text', { chars: 1024 * 1024, form: 'utf8' }, 'fast'],
+    ['200 text blocks of 64 KiB in all', { chars: 64 * 1024, form: 'blocks' }, 'fast'],
+    ['a 64 KiB base64 image', { chars: 64 * 1024, form: 'image' }, 'fast'],
+    ['a 1 MiB base64 image', { chars: 1024 * 1024, form: 'image' }, 'fast'],
+    ['text, image and audio with _meta, 256 KiB', { chars: 256 * 1024, form: 'mixed' }, 'fast'],
+    ["64 KiB with the upstream's server identity", { chars: 64 * 1024, form: 'meta' }, 'fast'],
+    ['embedded resources of 64 KiB', { chars: 64 * 1024, form: 'embedded' }, 'settled'],
+  ];
+  const withoutIds = (text: string) => text.replace(/^id: [^\n]+$/gm, 'id: -');
+  for (const [what, args, path] of large) {
+    it(`answers ${what} as the SDK writes it (${path})`, async () => {
+      const { viaFast, seen, viaFull } = await both((id) => toolCallBody(id, 'large', args));
+      expect(seen).toEqual([path]);
+      expect(viaFast.messages).toEqual(viaFull.messages);
+      expect(viaFast.headers).toEqual(viaFull.headers);
+      expect(viaFull.text).toMatch(PRIMED_ANSWER);
+      expect(withoutIds(viaFast.text)).toBe(withoutIds(viaFull.text));
+      // What a resuming client gets is the same message, from the text the fast path stored.
+      const priming = PRIMED_ANSWER.exec(viaFast.text)?.[1];
+      const reader = new SseReader((await resume(fastSession, priming!)).body);
+      try {
+        expect((await reader.nextMessage(10_000)).message).toEqual(viaFast.messages[0]);
+      } finally {
+        await reader.cancel();
+      }
+    }, 30_000);
+  }
+
+  it('audits the size of a large result as its JSON', async () => {
+    const auditor: GatewayPrincipal = { id: 'large-auditor', allows: () => true };
+    const session = await openSession(fast, auditor, { version: '2025-11-25' });
+    const answer = await readAnswer(
+      await post(session, toolCallBody(nextId++, 'large', { chars: 64 * 1024, form: 'utf8' })),
+    );
+    const { result } = answer.messages[0] as { result: unknown };
+    const entries = await eventually(
+      async () => (await host.audit({ actor: 'large-auditor', server: 'kitchen' })).entries,
+      (found) => found.length > 0,
+      { what: 'saw the call audited' },
+    );
+    expect(entries[0]!.details).toMatchObject({ resultBytes: Buffer.byteLength(JSON.stringify(result)) });
   });
 });
 

@@ -150,6 +150,47 @@ describe('fast path against full path, same requests', () => {
     });
   }
 
+  // Large and awkward answers, byte for byte: the fast path writes them from their parts' one
+  // encoding (core/json-text.ts), the full path through the SDK's own validation and encoding.
+  const large: [string, Record<string, unknown>, string][] = [
+    ['64 KiB of digits', { chars: 64 * 1024 }, 'fast'],
+    ['1 MiB of digits', { chars: 1024 * 1024 }, 'fast'],
+    ['64 KiB of multi-byte, astral and escaped text', { chars: 64 * 1024, form: 'utf8' }, 'fast'],
+    ['1 MiB of multi-byte, astral and escaped text', { chars: 1024 * 1024, form: 'utf8' }, 'fast'],
+    ['200 text blocks of 64 KiB in all', { chars: 64 * 1024, form: 'blocks' }, 'fast'],
+    ['a 64 KiB base64 image', { chars: 64 * 1024, form: 'image' }, 'fast'],
+    ['a 1 MiB base64 image', { chars: 1024 * 1024, form: 'image' }, 'fast'],
+    ['text, image and audio with _meta, 256 KiB', { chars: 256 * 1024, form: 'mixed' }, 'fast'],
+    ["64 KiB with the upstream's server identity", { chars: 64 * 1024, form: 'meta' }, 'fast'],
+    [
+      'embedded resources of 64 KiB (left to the SDK)',
+      { chars: 64 * 1024, form: 'embedded' },
+      'settled:relayed',
+    ],
+  ];
+  for (const [what, args, path] of large) {
+    it(`answers ${what} with the full path's bytes (${path})`, async () => {
+      const text = async (through: McpEndpoint) => {
+        const response = await through.handle(
+          toolCall('large', args).request,
+          tester,
+          toolCall('large', args).body,
+        );
+        return {
+          status: response.status,
+          type: response.headers.get('content-type'),
+          text: await response.text(),
+        };
+      };
+      const before = outcomes.length;
+      const viaFast = await text(fast);
+      expect(outcomes.slice(before)).toEqual([path]);
+      const viaFull = await text(full);
+      expect(viaFast.text.length).toBeGreaterThan(Number(args.chars) / 2);
+      expect(viaFast).toEqual(viaFull);
+    }, 30_000);
+  }
+
   it('passes an image block and structured content through unchanged, stamped like the SDK does', async () => {
     const image = (await answer(fast, toolCall('image'))).json.result as Record<string, unknown>;
     expect(image.resultType).toBe('complete');
