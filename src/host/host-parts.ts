@@ -59,6 +59,8 @@ export interface HostParts {
   readonly network: NetworkGuard;
   /** Resolves host names for the network guard. */
   readonly resolver: AddressResolver;
+  /** Connections declare MCP Apps (`options.connection.apps`). */
+  readonly rendersApps: boolean;
   /** Set once the host exists; until then log lines and events are dropped (none come). */
   bind(sink: HostSink): void;
 }
@@ -148,6 +150,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     processes,
     network,
     resolver,
+    rendersApps: options.connection?.apps === true,
     bind: (next) => {
       sink = next;
     },
