@@ -31,10 +31,20 @@ await esbuild.build({
   jsxImportSource: 'preact',
   sourcemap: true,
 });
+// The MCP Apps sandbox proxy: its own small script, served to the sandbox page under another origin.
+await esbuild.build({
+  ...common,
+  entryPoints: [join(root, 'web', 'apps', 'sandbox-proxy.ts')],
+  outfile: join(out, 'sandbox.js'),
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+});
 await esbuild.build({
   ...common,
   entryPoints: [join(root, 'web', 'styles.css')],
   outfile: join(out, 'styles.css'),
   target: ['chrome110', 'firefox110', 'safari16'],
 });
-for (const file of ['index.html', 'icon.svg']) await copyFile(join(root, 'web', file), join(out, file));
+for (const file of ['index.html', 'icon.svg', 'sandbox.html'])
+  await copyFile(join(root, 'web', file), join(out, file));

@@ -5,6 +5,7 @@ export type {
   ProviderToolDefinition,
   ToolFormatOptions,
 } from './adapters/agent-tool.js';
+export { isForModel, modelTools } from './adapters/agent-tool.js';
 export type { AnthropicTool, AnthropicToolResult } from './adapters/anthropic.js';
 export { parseAnthropicToolUses, toAnthropicToolResult, toAnthropicTools } from './adapters/anthropic.js';
 export { compactSchema } from './adapters/compact-schema.js';

@@ -2,7 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from '../client/connection-types.js';
 import { normalizeToolResult, type ToolResult } from '../client/results.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { isModelVisible } from '../core/mcp-apps.js';
 import type { Deferral } from '../core/server-config.js';
+import { type AppReference, appReferenceOf } from '../host/apps/app-views.js';
 import { qualifiedToolName } from '../host/catalog/tool-names.js';
 import type { Host } from '../host/host.js';
 import type { ApprovalMode } from '../policy/decide.js';
@@ -33,6 +35,12 @@ export interface AgentCallOutcome {
   readonly result: ToolResult;
   readonly text: string;
   readonly output: AgentToolOutput;
+  /**
+   * The tool's MCP App view, when it has one and the call ran: what an embedding UI renders
+   * the result with (its server, the tool and the `ui://` resource). The model is given the
+   * result's text as ever; the view is for the person.
+   */
+  readonly app?: AppReference;
 }
 
 export class AgentSession {
@@ -166,11 +174,14 @@ export class AgentSession {
   ): Promise<AgentCallOutcome> {
     const meta = await this.runMeta(name, args, options.signal);
     if (meta) return this.outcome(normalizeToolResult(meta));
-    const tool = this.host.catalog().lookup(name);
+    const found = this.host.catalog().lookup(name);
+    // An MCP App's own tool is not a model's to call (SEP-1865 §Visibility): unknown to it,
+    // as it was never offered. Its view calls it through appCall.
+    const tool = found && isModelVisible(found.tool) ? found : undefined;
     if (!tool || this.deferralOf(tool.server) === 'hidden') {
       // A tool of a server that is reconnecting: say so, so the model retries rather than
       // looking for another tool (a hidden server's tools stay unknown).
-      const missing = tool ? undefined : this.host.whyMissing(name);
+      const missing = tool || found ? undefined : this.host.whyMissing(name);
       const server = missing?.details.server;
       const retry =
         missing?.code === 'UPSTREAM_RECONNECTING' &&
@@ -192,12 +203,42 @@ export class AgentSession {
       );
     }
     try {
-      return this.outcome(await this.host.callTool(name, args, { ...options, session: this.id }));
+      const result = await this.host.callTool(name, args, { ...options, session: this.id });
+      return this.outcome(result, appReferenceOf(tool));
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const code = isSwitchboardError(error) ? `${error.code}: ` : '';
       return this.outcome(normalizeToolResult(errorOutcome(`${code}${describeError(error)}`)));
     }
+  }
+
+  /**
+   * Runs a call an MCP App's view made (its `tools/call`, through the embedding UI's bridge):
+   * `app` is the reference the view was rendered from, `tool` the name the view knows, its
+   * server's own. It reaches only the tools of the app's own server whose visibility includes
+   * `"app"` (NOT_FOUND for a name that server lacks, POLICY_DENIED, audited, for a tool only a
+   * model may call), loaded or not, under this session's policy, approvals and audit like any
+   * call. Throws on failure: the view gets the error as its `tools/call` answer.
+   */
+  async appCall(
+    app: Pick<AppReference, 'server'>,
+    tool: string,
+    args: Record<string, unknown>,
+    options: Pick<ToolCallOptions, 'signal' | 'onProgress' | 'timeoutMs'> = {},
+  ): Promise<ToolResult> {
+    const entry = this.host.catalog().tools.find((t) => t.server === app.server && t.tool.name === tool);
+    if (!entry) {
+      throw new SwitchboardError(
+        'NOT_FOUND',
+        `Server "${app.server}" has no tool "${tool}" for its app to call; an app calls its own server's tools by their own names.`,
+        { details: { server: app.server, tool } },
+      );
+    }
+    return this.host.callTool(entry.name, args, {
+      ...options,
+      session: this.id,
+      app: { server: app.server },
+    });
   }
 
   /** The prompts of visible servers as slash commands (`/mcp__server__prompt`). */
@@ -248,9 +289,14 @@ export class AgentSession {
     return messagesOf(await this.host.getPrompt(found.server, found.item.name, given.values));
   }
 
-  private async outcome(result: ToolResult): Promise<AgentCallOutcome> {
+  private async outcome(result: ToolResult, app?: AppReference): Promise<AgentCallOutcome> {
     const rendered = await this.host.renderResult(result);
-    return { result, text: rendered.text, output: toAgentToolOutput(result, { rendered }) };
+    return {
+      result,
+      text: rendered.text,
+      output: toAgentToolOutput(result, { rendered }),
+      ...(app && { app }),
+    };
   }
 
   private async runMeta(

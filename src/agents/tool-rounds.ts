@@ -1,4 +1,4 @@
-import type { ParsedToolCall } from './adapters/agent-tool.js';
+import { modelTools, type ParsedToolCall } from './adapters/agent-tool.js';
 import {
   type AnthropicContentBlockLike,
   type AnthropicTool,
@@ -46,7 +46,8 @@ export class ToolRound {
 
   /** Takes the session's tool set for this round. */
   static async of(session: AgentSession): Promise<ToolRound> {
-    const tools = await session.tools();
+    // The session's set has no app-only tools already; the round holds to it whatever it is given.
+    const tools = modelTools(await session.tools());
     return new ToolRound(session, tools, new ProviderNames(tools.map((t) => t.name)));
   }
 

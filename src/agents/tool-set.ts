@@ -1,3 +1,4 @@
+import { isModelVisible, toolUi } from '../core/mcp-apps.js';
 import type { Deferral } from '../core/server-config.js';
 import type { CatalogTool } from '../host/catalog/catalog.js';
 import type { AgentTool } from './adapters/agent-tool.js';
@@ -40,17 +41,24 @@ export function isLoaded(
 export function agentToolOf(tool: CatalogTool): AgentTool {
   const description = tool.tool.description ?? tool.tool.title ?? '';
   const schema = tool.tool.inputSchema as Record<string, unknown> | undefined;
+  const meta = tool.tool._meta;
   return {
     name: tool.name,
     description,
     inputSchema: schema && typeof schema === 'object' ? schema : { type: 'object', properties: {} },
+    ...(meta?.ui !== undefined && { visibility: toolUi(tool.tool).visibility }),
   };
 }
 
+/**
+ * The tools of this round. An MCP App's own tools (visibility without `"model"`) are not
+ * among them: they are there for the app's view to call back (SEP-1865 §Visibility).
+ */
 export function effectiveToolSet(input: ToolSetInput): AgentTool[] {
   const tools: AgentTool[] = [...input.metaTools];
   if (input.granted.has(CONFIG_GROUP)) tools.push(...input.configTools);
   for (const tool of input.catalog) {
+    if (!isModelVisible(tool.tool)) continue;
     if (!isLoaded(tool, input.deferralOf(tool.server), input.granted)) continue;
     if (input.denied?.(tool)) continue;
     tools.push(agentToolOf(tool));

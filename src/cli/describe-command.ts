@@ -2,6 +2,7 @@ import { parameterList, renderSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openForTool } from './connect-servers.js';
+import { appJson, appLabel } from './output/app-label.js';
 import { jsonDocument } from './output/json-document.js';
 import { printable, styleFor } from './output/style.js';
 import { renderTable } from './output/table.js';
@@ -12,7 +13,8 @@ import { renderTable } from './output/table.js';
  * call it. Connects only the tool's server.
  */
 export const DESCRIBE_USAGE = `usage: switchboard describe <server.tool | mcp__server__tool | tool>
-  Shows a tool's signature, description, parameters and annotations, and an example call.
+  Shows a tool's signature, description, parameters and annotations, its MCP App (the ui://
+  view its results render with, and who may call it), and an example call.
   A bare tool name works when exactly one server has a tool of that name.`;
 
 export async function describeCommand(ctx: CliContext): Promise<ExitCode> {
@@ -46,6 +48,7 @@ export async function describeCommand(ctx: CliContext): Promise<ExitCode> {
               inputSchema: tool.tool.inputSchema,
               outputSchema: tool.tool.outputSchema ?? null,
               annotations: tool.tool.annotations ?? null,
+              app: appJson(tool.tool),
             },
             tool.tool,
           ),
@@ -83,6 +86,11 @@ export async function describeCommand(ctx: CliContext): Promise<ExitCode> {
     if (hints.length > 0) {
       ctx.out('');
       ctx.out(`${style.bold('Annotations')}  ${hints.join(', ')}`);
+    }
+    const app = appLabel(tool.tool);
+    if (app !== undefined) {
+      ctx.out('');
+      ctx.out(`${style.bold('App')}  ${printable(app, { singleLine: true })}`);
     }
     ctx.out('');
     const example = parameters

@@ -44,6 +44,8 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
     projectFile: ctx.projectFile,
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
+    // The gateway relays MCP Apps to the clients that declare them (docs/apps.md).
+    connection: { apps: true },
   });
   // What is served, and how, is the gateway section's over stdio as over HTTP (its listener,
   // auth and HTTP limits do not apply: the client that spawned the process is its owner).
@@ -86,6 +88,8 @@ async function serveHttp(
     homeDir: ctx.homeDir,
     dataDir: ctx.dataDir,
     env: ctx.env,
+    // The dashboard renders MCP Apps, and the gateway relays them to clients that declare them.
+    connection: { apps: true },
   });
   const base = resolveGateway(switchboard.config.gateway);
   const settings = {

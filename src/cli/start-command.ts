@@ -88,7 +88,8 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
     homeDir: demoDir,
     dataDir,
     env: ctx.env,
-    connection: { env: { ...ctx.env, [DEMO_DIR_ENV]: demoDir } },
+    // The dashboard renders MCP Apps (docs/apps.md).
+    connection: { env: { ...ctx.env, [DEMO_DIR_ENV]: demoDir }, apps: true },
   });
   const settings = { ...resolveGateway(switchboard.config.gateway), host: LOOPBACK, port };
   let gateway: HttpGateway;

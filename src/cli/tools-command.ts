@@ -4,6 +4,7 @@ import { renderSignature } from './arguments/signature.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { openListing } from './connect-servers.js';
+import { appJson, appLabel } from './output/app-label.js';
 import { jsonDocument } from './output/json-document.js';
 import { printable, styleFor } from './output/style.js';
 import { truncate } from './output/table.js';
@@ -18,8 +19,9 @@ import { type UnavailableServer, unavailableServers, warnUnavailable } from './s
 export const TOOLS_USAGE = `usage: switchboard tools [server]
   Lists the tools of every connected server (or of one) as signatures, e.g.
     echo(text: string, times?: integer = 1) → text
-  with the first line of each description (all of it with --verbose). "switchboard describe
-  <server.tool>" shows one tool in full.`;
+  with the first line of each description (all of it with --verbose); a tool with an MCP App
+  is marked [app ui://…] (and "app only" for a tool only its view may call). "switchboard
+  describe <server.tool>" shows one tool in full.`;
 
 /** What the verb shows, from the servers started here or from a running gateway. */
 interface ToolsView {
@@ -100,6 +102,7 @@ export function toolOf(t: ApiTool): Tool {
     ...(t.description !== undefined && { description: t.description }),
     ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema as Tool['outputSchema'] }),
     ...(t.annotations !== undefined && { annotations: t.annotations as Tool['annotations'] }),
+    ...(t.app !== undefined && { _meta: { ui: t.app } }),
   };
 }
 
@@ -121,6 +124,7 @@ function printTools(ctx: CliContext, view: ToolsView): void {
               inputSchema: t.tool.inputSchema,
               outputSchema: t.tool.outputSchema ?? null,
               annotations: t.tool.annotations ?? null,
+              app: appJson(t.tool),
             },
             t.tool,
           ),
@@ -138,7 +142,9 @@ function printTools(ctx: CliContext, view: ToolsView): void {
     if (index > 0) ctx.out('');
     ctx.out(`${style.bold(server)} ${style.dim(`(${mine.length} tool${mine.length === 1 ? '' : 's'})`)}`);
     for (const t of mine) {
-      ctx.out(`  ${printable(renderSignature(t.tool), { singleLine: true })}`);
+      const app = appLabel(t.tool);
+      const mark = app === undefined ? '' : `  ${style.cyan(`[${printable(app, { singleLine: true })}]`)}`;
+      ctx.out(`  ${printable(renderSignature(t.tool), { singleLine: true })}${mark}`);
       const description = printable(t.tool.description ?? '').trim();
       if (description === '') continue;
       if (ctx.verbose) for (const line of description.split('\n')) ctx.out(style.dim(`      ${line}`));

@@ -97,6 +97,7 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
     onNotification: (method, params) =>
       options.onEvent?.({ server: config.name, method, params, receivedAt: new Date() }),
     onTransportError: (error) => log('lifecycle', 'debug', `transport: ${describeError(error)}`),
+    apps: options.apps === true,
   });
   const tap = tapTransport(transport, wiring.runner.progress, onServerLog);
   wiring.connecting(transport);

@@ -100,6 +100,13 @@ export interface ConnectionOptions {
   readonly sandboxDir?: string;
   /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
   readonly bwrapDirs?: readonly string[];
+  /**
+   * Declare the MCP Apps extension (`io.modelcontextprotocol/ui`) to the server: the embedding
+   * app renders tool views (the dashboard, a gateway's extension-aware clients). Default off,
+   * since servers may then offer views, and app-only tools, that a host without a renderer
+   * has no use for (docs/apps.md).
+   */
+  readonly apps?: boolean;
 }
 
 /** Options of one call. */

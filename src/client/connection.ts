@@ -298,6 +298,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
       era: this.era ?? 'legacy',
       requestTimeoutMs: this.config.timeouts.requestMs,
       handlers: this.handlers,
+      apps: this.options.apps === true,
       send: (method, params, rq) => this.request(method, params, untunnelTaskResult, rq),
       answer: (requests) =>
         this.runner.deadlines.whilePaused(() => answerInputRequests(requests, this.handlers, context)),

@@ -1,4 +1,5 @@
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
+import { APPS_EXTENSION, appsClientCapability } from '../core/mcp-apps.js';
 import type { EraPlan } from './era.js';
 import type { ListKind } from './list-cache.js';
 import { logText } from './plain-log-notification.js';
@@ -21,14 +22,25 @@ export interface SdkClientWiring {
   readonly onServerLog: (level: string, text: string, logger?: string) => void;
   readonly onNotification: (method: string, params: unknown) => void;
   readonly onTransportError: (error: Error) => void;
+  /** Declare the MCP Apps extension (the embedding app renders apps). */
+  readonly apps?: boolean;
 }
 
-/** What we declare: roots, elicitation (form with SEP-1034 defaults, URL), sampling when handled. */
-export function clientCapabilities(handlers: ServerRequestHandlers): ClientCapabilities {
+/**
+ * What we declare: roots, elicitation (form with SEP-1034 defaults, URL), sampling when
+ * handled, and MCP Apps (`extensions["io.modelcontextprotocol/ui"]`, SEP-1865 §Client (Host)
+ * Capabilities) when the embedding app renders apps: servers that check for it offer their
+ * views only to a client that declares it.
+ */
+export function clientCapabilities(
+  handlers: ServerRequestHandlers,
+  declare: { readonly apps?: boolean } = {},
+): ClientCapabilities {
   return {
     roots: { listChanged: true },
     elicitation: { form: { applyDefaults: true }, url: {} },
     ...(handlers.sampling && { sampling: {} }),
+    ...(declare.apps === true && { extensions: { [APPS_EXTENSION]: appsClientCapability() } }),
   };
 }
 
@@ -36,7 +48,7 @@ export function buildSdkClient(plan: EraPlan, wiring: SdkClientWiring): Client {
   const { handlers, interactively, context } = wiring;
   const onChanged = (kind: ListKind) => () => wiring.onListChanged(kind);
   const client = new Client(wiring.clientInfo, {
-    capabilities: clientCapabilities(handlers),
+    capabilities: clientCapabilities(handlers, { apps: wiring.apps === true }),
     versionNegotiation: plan.negotiation,
     supportedProtocolVersions: [...plan.supportedVersions],
     listMaxPages: wiring.pageCap,

@@ -56,6 +56,8 @@ export interface TaskCallDeps {
   readonly era: TaskEra;
   readonly requestTimeoutMs: number;
   readonly handlers: ServerRequestHandlers;
+  /** The connection declares MCP Apps (ConnectionOptions.apps). */
+  readonly apps?: boolean;
   /** Sends one request on the connection (with its deadline, signal and typed errors). */
   readonly send: (
     method: string,
@@ -89,7 +91,7 @@ export function runCallAsTask(
       ...(ttlMs !== undefined && { ttlMs }),
       ...(options.signal && { signal: options.signal }),
       ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
-      clientCapabilities: { ...clientCapabilities(deps.handlers) },
+      clientCapabilities: { ...clientCapabilities(deps.handlers, { apps: deps.apps === true }) },
       onInputRequests: (requests) => deps.answer(requests),
     },
   );

@@ -75,6 +75,21 @@ export type { SwitchboardErrorCode, SwitchboardErrorDetails } from './errors.js'
 export { describeError, isSwitchboardError, SwitchboardError } from './errors.js';
 export type { InterpolationSite } from './interpolate.js';
 export { interpolate, interpolateRecord } from './interpolate.js';
+export type { AppCsp, AppPermission, ResourceUi, ToolAudience, ToolUi } from './mcp-apps.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
+  appAllowAttribute,
+  appContentSecurityPolicy,
+  appsClientCapability,
+  declaresApps,
+  isAppUri,
+  isAppVisible,
+  isModelVisible,
+  resourceUi,
+  toolUi,
+  withoutUiMeta,
+} from './mcp-apps.js';
 export type {
   AuthConfig,
   BearerAuthConfig,

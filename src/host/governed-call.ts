@@ -1,7 +1,8 @@
 import type { Connection } from '../client/connection.js';
 import type { ToolCallOptions } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
-import { isSwitchboardError, type SwitchboardError } from '../core/errors.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { isAppVisible } from '../core/mcp-apps.js';
 import type { Caller, CallerRelay } from './caller-relay.js';
 import type { CatalogTool } from './catalog/catalog.js';
 import { type AskApproval, DEFAULT_SESSION, type Governor } from './governance/governor.js';
@@ -21,6 +22,13 @@ export type HostCallOptions = ToolCallOptions & {
   readonly askApproval?: AskApproval;
   /** Who answers the server's elicitation and sampling requests while this call runs. */
   readonly caller?: Caller;
+  /**
+   * The call comes from an MCP App rendered for a tool of `server` (its view called back):
+   * it may reach only that server's tools whose visibility includes `"app"` (SEP-1865
+   * §Visibility: "callable by the app from the same server connection only"; cross-server
+   * calls are always blocked). Anything else is POLICY_DENIED, audited, before policy runs.
+   */
+  readonly app?: { readonly server: string };
 };
 
 /** Starts the upstream work on `connection` for the server's tool named `tool`. */
@@ -57,12 +65,14 @@ export async function runGoverned<T>(
   const { name, args, options } = call;
   const entry = deps.lookup(name);
   if (!entry) throw deps.missing(name);
-  const connection = deps.connected(entry.server);
   const session = options.session ?? DEFAULT_SESSION;
+  if (options.app) await refuseOutOfScope(deps.governor, entry, options.app.server, session);
+  const connection = deps.connected(entry.server);
   const admission = await deps.governor.admit(entry, args, {
     session,
     signal: options.signal,
     askApproval: options.askApproval,
+    ...(options.app && { via: 'app' }),
   });
   // Made only for hooks: most hosts (the gateway's) have none, and this path runs per call.
   const hooks = deps.hooks.length > 0 ? deps.hooks : undefined;
@@ -89,4 +99,36 @@ export async function runGoverned<T>(
   } finally {
     leave?.();
   }
+}
+
+/**
+ * Refuses an app's call to a tool it may not reach: another server's (whatever its
+ * visibility), or its own server's tool whose visibility leaves out `"app"`. Audited as a
+ * denied call, like a policy denial.
+ */
+async function refuseOutOfScope(
+  governor: Governor,
+  entry: CatalogTool,
+  appServer: string,
+  session: string,
+): Promise<void> {
+  const reason =
+    entry.server !== appServer
+      ? `an app of server "${appServer}" may call only that server's tools, not "${entry.server}"'s`
+      : isAppVisible(entry.tool)
+        ? undefined
+        : `${entry.tool.name}'s visibility leaves out "app": only a model may call it`;
+  if (reason === undefined) return;
+  await governor.note({
+    action: 'tool_call',
+    session,
+    server: entry.server,
+    outcome: 'denied',
+    details: { tool: entry.tool.name, via: 'app', app: appServer, reason },
+  });
+  throw new SwitchboardError(
+    'POLICY_DENIED',
+    `The call to ${entry.name} is refused: ${reason}. An app calls the tools of its own server that list "app" in _meta.ui.visibility.`,
+    { details: { server: entry.server, tool: entry.tool.name, reason: 'app_scope', app: appServer } },
+  );
 }

@@ -61,6 +61,8 @@ export interface HostParts {
   readonly resolver: AddressResolver;
   /** The roots offered to every server whose entry names none (HostOptions.roots). */
   readonly defaultRoots: readonly RootConfig[];
+  /** Connections declare MCP Apps (`options.connection.apps`). */
+  readonly rendersApps: boolean;
   /** Set once the host exists; until then log lines and events are dropped (none come). */
   bind(sink: HostSink): void;
 }
@@ -152,6 +154,7 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
     network,
     resolver,
     defaultRoots: options.roots ?? [],
+    rendersApps: options.connection?.apps === true,
     bind: (next) => {
       sink = next;
     },

@@ -16,6 +16,7 @@ import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { registrantOf } from '../policy/registration-sandbox.js';
 import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
+import { type AppView, AppViews } from './apps/app-views.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
 import type { CallerRelay } from './caller-relay.js';
@@ -84,6 +85,12 @@ export class Host extends TypedEmitter<HostEvents> {
   readonly governor: Governor;
   /** Approvals and elicitations waiting for a person; front-ends attach here. */
   readonly inbox: Inbox;
+  /**
+   * Whether the embedding app renders MCP Apps (`connection.apps`): servers are told so, and
+   * a gateway relays the extension to the clients that declare it (docs/apps.md).
+   */
+  readonly rendersApps: boolean;
+  private readonly views: AppViews;
 
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
@@ -104,6 +111,7 @@ export class Host extends TypedEmitter<HostEvents> {
       env: this.env,
       callers: this.callers,
       processes: this.processes,
+      rendersApps: this.rendersApps,
     } = parts);
     const { supervisor, governor, store, media } = parts;
     this.registry = new ServerRegistry({
@@ -130,6 +138,10 @@ export class Host extends TypedEmitter<HostEvents> {
       },
       onPublished: (snapshot) => this.emit('catalog', snapshot),
       onNotice: (server, text) => this.onLog({ ...lifecycle(server), text }),
+    });
+    this.views = new AppViews({
+      catalog: () => this.catalog(),
+      read: (server, uri) => this.readResource(server, uri, { raw: true }),
     });
     this.events = new EventFeed(store.events, {
       onProblem: (server, text) => this.onLog({ ...lifecycle(server), text }),
@@ -419,6 +431,14 @@ export class Host extends TypedEmitter<HostEvents> {
       this.connected(server).readResource(uri, options),
     );
     return options.raw ? result : guardedResource(result, this.guardContext(server));
+  }
+
+  /**
+   * The MCP App view `uri` of `server`, checked and with the CSP and permissions it runs
+   * under; read once per definition of the tools that name it (apps/app-views.ts).
+   */
+  appView(server: string, uri: string): Promise<AppView> {
+    return this.views.view(server, uri);
   }
 
   /** Gets a prompt's messages from `server`, roles kept, audited; flagged text is guarded as in `readResource`. */

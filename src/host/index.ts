@@ -1,5 +1,7 @@
 /** Public API of the host layer: many connections as one system. */
 
+export type { AppReference, AppView } from './apps/app-views.js';
+export { appReferenceOf } from './apps/app-views.js';
 export type { HostLoginOptions } from './auth/host-login.js';
 export type {
   Attributed,

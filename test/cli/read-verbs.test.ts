@@ -343,6 +343,7 @@ describe('switchboard tools and describe', () => {
       inputSchema: expect.objectContaining({ type: 'object', required: ['text'] }),
       outputSchema: null,
       annotations: { readOnlyHint: true },
+      app: null,
     });
     expect(listed.unavailable).toEqual([
       expect.objectContaining({
@@ -386,6 +387,10 @@ describe('--json carries the MCP objects', () => {
       _meta: { ui: { resourceUri: 'ui://kitchen/app.html' } },
     });
     expect(describeJson.json()._meta).toEqual({ ui: { resourceUri: 'ui://kitchen/app.html' } });
+    expect(describeJson.json().app).toEqual({
+      resourceUri: 'ui://kitchen/app.html',
+      visibility: ['model', 'app'],
+    });
     expect(call.code).toBe(0);
     expect(call.json()).toMatchObject({
       // The conveniences, as before…

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiSession } from '../../src/gateway/api/api-types.js';
 import type { ApiClient } from '../api/api-client.js';
+import { AppsPage } from '../apps/apps-page.js';
 import { AuditPage } from '../audit/audit-page.js';
 import { EventsPage } from '../events/events-page.js';
 import { InboxPage } from '../inbox/inbox-page.js';
@@ -109,6 +110,8 @@ function RoutePage(props: { readonly route: Route }) {
       return <ServersPage />;
     case 'tools':
       return route.tool ? <ToolPage key={route.tool} name={route.tool} /> : <ToolsPage />;
+    case 'apps':
+      return <AppsPage />;
     case 'resources':
       return <ResourcesPage />;
     case 'prompts':

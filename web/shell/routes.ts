@@ -5,6 +5,7 @@
 export type Route =
   | { readonly page: 'servers' }
   | { readonly page: 'tools'; readonly tool?: string }
+  | { readonly page: 'apps' }
   | { readonly page: 'resources' }
   | { readonly page: 'prompts'; readonly server?: string; readonly prompt?: string }
   | { readonly page: 'inbox' }
@@ -20,6 +21,7 @@ export const PAGES: readonly { readonly page: Page; readonly label: string }[] =
   { page: 'tools', label: 'Tools' },
   { page: 'resources', label: 'Resources' },
   { page: 'prompts', label: 'Prompts' },
+  { page: 'apps', label: 'Apps' },
   { page: 'inbox', label: 'Inbox' },
   { page: 'logs', label: 'Logs' },
   { page: 'events', label: 'Events' },
@@ -41,6 +43,7 @@ export function parseRoute(hash: string): Route {
       const prompt = rest.length > 1 ? decodeSegment(rest.slice(1).join('/')) : undefined;
       return server && prompt ? { page, server, prompt } : { page };
     }
+    case 'apps':
     case 'resources':
     case 'inbox':
     case 'events':

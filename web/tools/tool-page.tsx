@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ApiTool } from '../../src/gateway/api/api-types.js';
 import { segment } from '../api/api-client.js';
+import { AppFrame } from '../apps/app-frame.js';
 import { SchemaFormView } from '../forms/schema-form-view.js';
 import { useSchemaForm } from '../forms/use-schema-form.js';
 import { CallResult } from '../results/call-result.js';
@@ -89,6 +90,7 @@ function ToolDetails(props: { readonly tool: ApiTool }) {
       <CallStatus running={running} cancelled={call?.cancelled} server={tool.server} tool={tool.tool} />
       {call && !call.running && <ErrorBanner error={call.error} />}
       {call?.result && !call.running && <CallResult result={call.result} />}
+      {call?.result?.app && !call.running && <AppFrame key={call.result.ms} app={call.result.app} />}
     </>
   );
 }

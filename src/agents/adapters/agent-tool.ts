@@ -1,3 +1,4 @@
+import type { ToolAudience } from '../../core/mcp-apps.js';
 import { compactDescription, compactSchema } from './compact-schema.js';
 import { ProviderNames } from './provider-names.js';
 import { type ProviderSchema, toProviderSchema } from './provider-schema.js';
@@ -11,6 +12,22 @@ export interface AgentTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /**
+   * Who may call it, from the server's MCP Apps `_meta.ui.visibility`; absent, everyone. A
+   * tool whose visibility leaves out `"model"` is an app's own and is never given to a model
+   * (SEP-1865 §Visibility): every formatter leaves it out.
+   */
+  readonly visibility?: readonly ToolAudience[];
+}
+
+/** Whether a model may be given `tool` (its visibility, when it has one, includes `"model"`). */
+export function isForModel(tool: Pick<AgentTool, 'visibility'>): boolean {
+  return tool.visibility === undefined || tool.visibility.includes('model');
+}
+
+/** The tools of `tools` a model may be given, in order (the same array when that is all of them). */
+export function modelTools<T extends Pick<AgentTool, 'visibility'>>(tools: readonly T[]): readonly T[] {
+  return tools.every(isForModel) ? tools : tools.filter(isForModel);
 }
 
 /** Options every `to…Tools` formatter takes. */
@@ -40,9 +57,10 @@ export function providerToolDefinitions(
   tools: readonly AgentTool[],
   options: ToolFormatOptions = {},
 ): ProviderToolDefinition[] {
-  const names = options.names ?? new ProviderNames(tools.map((t) => t.name));
+  const offered = modelTools(tools);
+  const names = options.names ?? new ProviderNames(offered.map((t) => t.name));
   const compact = options.compact ?? true;
-  return tools.map((tool) => {
+  return offered.map((tool) => {
     const schema = compact ? compactSchema(tool.inputSchema, { toolName: tool.name }) : tool.inputSchema;
     const description = compact ? compactDescription(tool.description) : tool.description;
     return {

@@ -1,4 +1,4 @@
-import { type AgentTool, providerToolDefinitions, type ToolFormatOptions } from './agent-tool.js';
+import { type AgentTool, modelTools, providerToolDefinitions, type ToolFormatOptions } from './agent-tool.js';
 import { ProviderNames } from './provider-names.js';
 import { isJsonObject } from './schema-nodes.js';
 import { resolveToolCall } from './tool-calls.js';
@@ -76,7 +76,7 @@ export function toVercelTools<TSchema>(
   tools: readonly AgentTool[],
   options: VercelToolsOptions<TSchema>,
 ): Record<string, VercelTool<TSchema>> {
-  const names = options.names ?? new ProviderNames(tools.map((t) => t.name));
+  const names = options.names ?? new ProviderNames(modelTools(tools).map((t) => t.name));
   const maxImageBytes = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   const record: Record<string, VercelTool<TSchema>> = {};
   for (const definition of providerToolDefinitions(tools, { ...options, names })) {

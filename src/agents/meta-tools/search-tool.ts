@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { describeError } from '../../core/errors.js';
+import { isModelVisible } from '../../core/mcp-apps.js';
 import type { Deferral } from '../../core/server-config.js';
 import type { CatalogSnapshot } from '../../host/catalog/catalog.js';
 import { createToolIndex, type ToolIndex } from '../search/tool-index.js';
@@ -31,7 +32,11 @@ function indexOf(context: MetaContext, catalog: CatalogSnapshot): ToolIndex {
         ...(config?.description !== undefined && { description: config.description }),
       };
     });
-    index = createToolIndex(catalog.tools, { servers });
+    // An MCP App's own tools (visibility without "model") are not a model's to find.
+    index = createToolIndex(
+      catalog.tools.filter((t) => isModelVisible(t.tool)),
+      { servers },
+    );
     indexes.set(catalog, index);
   }
   return index;

@@ -3,11 +3,13 @@ import type { GatewayConfig } from '../../core/config/gateway-config.js';
 import type { Host } from '../../host/host.js';
 import type { GatewayContext, GatewayLogger } from '../http/context.js';
 import { ApiProblem, problemResponse } from './api-errors.js';
+import { LastAppResults } from './app-results.js';
 import { CSRF_HEADER, createCsrf } from './csrf.js';
 import { LiveFeed } from './live-feed.js';
 import { parseBody, parseQuery } from './request-input.js';
 import type { ApiDeps, ApiRoute, Caller } from './route.js';
 import { type Routable, Router } from './router.js';
+import { appRoutes } from './routes/app-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { inboxRoutes } from './routes/inbox-routes.js';
 import { logRoutes } from './routes/log-routes.js';
@@ -68,10 +70,12 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     },
   };
   const routes: ApiRoute[] = [];
+  const lastResults = new LastAppResults();
   routes.push(
     ...sessionRoutes(deps, () => routes),
     ...serverRoutes(deps),
-    ...toolRoutes(deps),
+    ...toolRoutes(deps, lastResults),
+    ...appRoutes(deps, lastResults),
     ...catalogRoutes(deps),
     ...inboxRoutes(deps),
     ...recordRoutes(deps),

@@ -21,7 +21,7 @@ export const requestSchemas = z.registry<SchemaMeta>();
 export const responseSchemas = z.registry<SchemaMeta>();
 
 const isoDate = () => z.string().meta({ format: 'date-time' });
-const jsonObject = () => z.record(z.string(), z.unknown());
+export const jsonObject = () => z.record(z.string(), z.unknown());
 
 // ---- requests ---------------------------------------------------------------------------------
 
@@ -120,6 +120,13 @@ export const apiToolSchema = z
     inputSchema: jsonObject(),
     outputSchema: jsonObject().optional(),
     annotations: jsonObject().optional(),
+    app: z
+      .object({
+        resourceUri: z.string().optional().describe('The `ui://` view its results render with.'),
+        visibility: z.array(z.enum(['model', 'app'])).describe('Who may call it (MCP Apps).'),
+      })
+      .optional()
+      .describe('What its MCP Apps `_meta.ui` says, when it has one.'),
   })
   .register(responseSchemas, { id: 'ApiTool' });
 
@@ -152,14 +159,57 @@ export const apiContentSchema = z
   ])
   .register(responseSchemas, { id: 'ApiContent' });
 
+export const apiResultAppSchema = z
+  .object({
+    server: z.string().describe('The server whose view renders the result, and whose tools it may call.'),
+    tool: z.string().describe('The catalog name of the tool called.'),
+    resourceUri: z.string().describe('The `ui://` view.'),
+    input: jsonObject().describe("The call's arguments."),
+    result: jsonObject().describe('The result as the server returned it (what the view is sent).'),
+  })
+  .register(responseSchemas, { id: 'ApiResultApp' });
+
 export const apiCallResultSchema = z
   .object({
     isError: z.boolean(),
     content: z.array(apiContentSchema),
     structuredContent: z.unknown().optional(),
     ms: z.number().describe('How long the call took, end to end (approval wait included).'),
+    app: apiResultAppSchema.optional().describe("The tool's MCP App, when it has a view."),
   })
   .register(responseSchemas, { id: 'ApiCallResult' });
+
+export const apiAppViewSchema = z
+  .object({
+    server: z.string(),
+    uri: z.string(),
+    html: z.string().describe('The view document, as its server wrote it.'),
+    csp: z.string().describe('The Content-Security-Policy it runs under: declared origins only.'),
+    allow: z.string().describe("The inner frame's `allow` attribute."),
+    prefersBorder: z.boolean().optional(),
+    domain: z.string().optional().describe('A dedicated origin the view asked for; shown, not honoured.'),
+  })
+  .register(responseSchemas, { id: 'ApiAppView' });
+
+export const apiAppCallResultSchema = jsonObject()
+  .describe("A view's call answered: the CallToolResult as the server returned it.")
+  .register(responseSchemas, { id: 'ApiAppCallResult' });
+
+export const apiAppListSchema = z
+  .object({
+    apps: z.array(
+      z.object({
+        name: z.string(),
+        server: z.string(),
+        tool: z.string(),
+        title: z.string().optional(),
+        description: z.string().optional(),
+        resourceUri: z.string(),
+        last: apiResultAppSchema.extend({ at: z.string() }).optional(),
+      }),
+    ),
+  })
+  .register(responseSchemas, { id: 'ApiAppList' });
 
 export const apiResourceSchema = z
   .object({

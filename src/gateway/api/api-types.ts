@@ -106,6 +106,14 @@ export interface ApiTool {
   readonly inputSchema: Readonly<Record<string, unknown>>;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   readonly annotations?: Readonly<Record<string, unknown>>;
+  /** What its MCP Apps `_meta.ui` says, when it has one: its view and who may call it. */
+  readonly app?: ApiToolApp;
+}
+
+/** A tool's MCP App: the `ui://` view its results render with, and who may call it. */
+export interface ApiToolApp {
+  readonly resourceUri?: string;
+  readonly visibility: readonly ('model' | 'app')[];
 }
 
 /** A content part as the dashboard shows it: media is saved and referenced by URL. */
@@ -133,6 +141,47 @@ export interface ApiCallResult {
   readonly structuredContent?: unknown;
   /** How long the call took, end to end (approval wait included). */
   readonly ms: number;
+  /**
+   * The tool's MCP App, when it has a view: the server whose view renders the result (and
+   * whose tools the view may call back), its `ui://` URI, the call's input and the result as
+   * the server returned it (what the view is sent).
+   */
+  readonly app?: ApiResultApp;
+}
+
+/** What a dashboard needs to render a result in its tool's view. */
+export interface ApiResultApp {
+  readonly server: string;
+  readonly tool: string;
+  readonly resourceUri: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly result: Readonly<Record<string, unknown>>;
+}
+
+/** A view ready for the sandbox: its HTML and the policy it runs under (`GET /api/apps/view`). */
+export interface ApiAppView {
+  readonly server: string;
+  readonly uri: string;
+  readonly html: string;
+  /** The Content-Security-Policy its document runs under (declared origins only). */
+  readonly csp: string;
+  /** The inner frame's `allow` attribute. */
+  readonly allow: string;
+  readonly prefersBorder?: boolean;
+  /** A dedicated origin the view asked for; shown, not honoured. */
+  readonly domain?: string;
+}
+
+/** A tool with a view, for the Apps page (`GET /api/apps`). */
+export interface ApiApp {
+  readonly name: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly resourceUri: string;
+  /** This caller's last result of the tool, to open the view with, if it called it. */
+  readonly last?: ApiResultApp & { readonly at: string };
 }
 
 export interface ApiResource {

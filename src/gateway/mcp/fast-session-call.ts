@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { LogEntry } from '../../client/connection-types.js';
 import { isSwitchboardError } from '../../core/errors.js';
+import { isModelVisible } from '../../core/mcp-apps.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
 import type { RequestHead } from '../http/context.js';
@@ -214,6 +215,9 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
       const error = unservedTool(host, view, call.name);
       return new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error));
     }
+    // An MCP App's own tool is served only to a client that declared the extension: the full
+    // path decides (app-routes.ts).
+    if (!isModelVisible(entry.tool)) return FULL_PATH;
     const tooBig = checkInputCaps(call.args, options.limits);
     if (tooBig) {
       const error = new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);

@@ -11,6 +11,7 @@ import {
 import type { RelayAnswer } from '../../client/relay.js';
 import { BoundedMemo } from '../../core/bounded-memo.js';
 import { isSwitchboardError } from '../../core/errors.js';
+import { isModelVisible } from '../../core/mcp-apps.js';
 import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
 import type { RequestHead } from '../http/context.js';
 import { consentWouldAsk } from './consent-gate.js';
@@ -108,6 +109,9 @@ export function fastToolCall(options: FastToolCallOptions): FastToolCall {
       const view = { principal, naming: options.naming, expose: options.exposeTools };
       return fail(call.id, unservedTool(host, view, call.name));
     }
+    // An MCP App's own tool is served only to a client that declared the extension: the full
+    // path decides (app-routes.ts).
+    if (!isModelVisible(entry.tool)) return undefined;
     const tooBig = checkInputCaps(call.args, options.limits);
     if (tooBig)
       return fail(call.id, new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`));

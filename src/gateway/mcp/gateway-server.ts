@@ -8,9 +8,18 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { APPS_EXTENSION } from '../../core/mcp-apps.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import type { Host } from '../../host/host.js';
 import { MANAGEMENT_SERVER, runManagementTool } from '../../host/management/management-tools.js';
+import {
+  appsServerCapability,
+  callableBy,
+  callerDeclaresApps,
+  GatewayMcpServer,
+  listedTools,
+  viewServer,
+} from './app-routes.js';
 import { consentFor } from './consent-gate.js';
 import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-names.js';
 import type { IdempotencyCache } from './idempotency.js';
@@ -21,7 +30,7 @@ import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from
 import { registerResourceRoutes } from './resource-routes.js';
 import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
-import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer, TaskAwareServer } from './task-routes.js';
+import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer } from './task-routes.js';
 import { unservedPrompt, unservedTool } from './unserved.js';
 import {
   callUpstream,
@@ -83,7 +92,12 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   const { host, principal } = options;
   const promptFilter = exposeFilter(options.expose.prompts);
   const offers = offeredKinds(options.expose);
-  const server = new TaskAwareServer(
+  const extensions = {
+    ...(anyUpstreamOffersTasks(host) && { [TASKS_EXTENSION]: {} }),
+    // Declared to the clients that declare it (app-routes.ts), when the host renders apps.
+    ...(host.rendersApps && { [APPS_EXTENSION]: appsServerCapability() }),
+  };
+  const server = new GatewayMcpServer(
     { ...GATEWAY_SERVER_INFO },
     {
       instructions: 'Switchboard: the tools, resources and prompts of several MCP servers, governed.',
@@ -94,7 +108,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
         ...(offers.prompts && { prompts: { listChanged: true } }),
         completions: {},
         logging: {},
-        ...(anyUpstreamOffersTasks(host) && { extensions: { [TASKS_EXTENSION]: {} } }),
+        ...(Object.keys(extensions).length > 0 && { extensions }),
       },
       requestState: { verify: (state, ctx) => options.relayState.verify(state, ctx) },
     },
@@ -109,6 +123,10 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     session: principal.id,
     expose: options.expose.resources,
     limits: options.limits,
+    apps: {
+      declared: (ctx) => callerDeclaresApps(server, ctx),
+      viewServer: (uri) => viewServer(tools(), uri),
+    },
   });
 
   // Without the capability the methods are not there at all: the SDK answers them -32601
@@ -179,8 +197,8 @@ function registerToolRoutes(
   tools: () => Map<string, CatalogTool>,
 ): void {
   const { host, principal } = options;
-  server.setRequestHandler('tools/list', () => ({
-    tools: [...tools()].map(([name, t]) => ({ ...t.tool, name })),
+  server.setRequestHandler('tools/list', (_request, ctx) => ({
+    tools: listedTools(tools(), callerDeclaresApps(server, ctx)),
   }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -188,7 +206,9 @@ function registerToolRoutes(
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const settled = settledCallOf(ctx);
     if (settled) return answerSettled(options, ctx, { name, args, settled });
-    const entry = tools().get(name);
+    const served = tools().get(name);
+    // An app-only tool is not there for a client that does not speak MCP Apps (app-routes.ts).
+    const entry = served && callableBy(served, callerDeclaresApps(server, ctx)) ? served : undefined;
     if (!entry)
       throw unservedTool(host, { principal, naming: options.naming, expose: options.expose.tools }, name);
     const tooBig = checkInputCaps(args, options.limits);

@@ -1,5 +1,6 @@
 import type { ResourceTemplateType } from '@modelcontextprotocol/client';
-import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { isAppUri } from '../../core/mcp-apps.js';
 import type { Attributed, CatalogSnapshot } from '../../host/catalog/catalog.js';
 import type { Host } from '../../host/host.js';
 import {
@@ -36,6 +37,15 @@ export interface ResourceRouteDeps {
   readonly expose: readonly string[];
   /** Where upstream subscriptions are counted. Default: the host's one, shared by every session. */
   readonly subscriptions?: ResourceSubscriptions;
+  /**
+   * MCP Apps views (app-routes.ts): whether the caller declared the extension (else `ui://`
+   * resources are not there for it), and the server whose served tools name a view URI (a
+   * view its server does not list is read from there). Absent: views are resources like any.
+   */
+  readonly apps?: {
+    declared(ctx: ServerContext): boolean;
+    viewServer(uri: string): string | undefined;
+  };
 }
 
 /** What the rest of the server needs of the resource routes. */
@@ -56,25 +66,45 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
     return cached.served;
   };
   /** Where `uri` goes upstream; the URI itself must pass the filter too (an instance of a template). */
-  const target = (uri: string) => {
+  const target = (uri: string, ctx?: ServerContext) => {
+    const view = isAppUri(uri) && deps.apps;
+    // A view is not there for a caller that did not declare MCP Apps.
+    if (view && ctx && !view.declared(ctx)) return undefined;
     const found = served().resolve(uri);
-    return found && keep(found.uri) ? found : undefined;
+    if (found) return keep(found.uri) ? found : undefined;
+    const server = view ? view.viewServer(uri) : undefined;
+    return server !== undefined && keep(uri) ? { server, uri } : undefined;
+  };
+  /** The served URIs a caller may see: `ui://` ones only by a caller that declared MCP Apps. */
+  const shown = (ctx: ServerContext) => {
+    const hide = deps.apps !== undefined && !deps.apps.declared(ctx);
+    return (uri: string) => !hide || !isAppUri(uri);
   };
 
-  server.setRequestHandler('resources/list', () => ({
-    resources: [
-      ...ownResources(),
-      ...[...served().resources].map(([uri, r]) => (uri === r.item.uri ? r.item : { ...r.item, uri })),
-    ],
-  }));
-  server.setRequestHandler('resources/templates/list', () => ({
-    resourceTemplates: [
-      ...ownResourceTemplates(),
-      ...[...served().templates].map(([uriTemplate, t]) =>
-        uriTemplate === t.item.uriTemplate ? t.item : { ...t.item, uriTemplate },
-      ),
-    ],
-  }));
+  server.setRequestHandler('resources/list', (_request, ctx) => {
+    const show = shown(ctx);
+    return {
+      resources: [
+        ...ownResources(),
+        ...[...served().resources]
+          .filter(([uri]) => show(uri))
+          .map(([uri, r]) => (uri === r.item.uri ? r.item : { ...r.item, uri })),
+      ],
+    };
+  });
+  server.setRequestHandler('resources/templates/list', (_request, ctx) => {
+    const show = shown(ctx);
+    return {
+      resourceTemplates: [
+        ...ownResourceTemplates(),
+        ...[...served().templates]
+          .filter(([uriTemplate]) => show(uriTemplate))
+          .map(([uriTemplate, t]) =>
+            uriTemplate === t.item.uriTemplate ? t.item : { ...t.item, uriTemplate },
+          ),
+      ],
+    };
+  });
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
     if (deps.limits) refuseOversized({ uri }, deps.limits);
@@ -83,12 +113,14 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
       if (!own) throw new ResourceNotFoundError(uri);
       return own;
     }
-    const to = target(uri);
+    const to = target(uri, ctx);
     if (!to) throw unservedResource(host, { allows: deps.allows, keep }, uri);
     const result = await forwarded(() =>
       host.readResource(to.server, to.uri, {
         signal: ctx.mcpReq.signal,
         ...(deps.session && { session: deps.session }),
+        // A view goes to a sandbox as its server wrote it (app-routes.ts); the guard is for text a model reads.
+        ...(isAppUri(to.uri) && deps.apps && { raw: true }),
       }),
     );
     return { ...result, contents: contentsAsServed(result.contents, to, uri) };
@@ -99,7 +131,7 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
   const subscriptions = deps.subscriptions ?? sharedResourceSubscriptions(host);
   const mine = new Map<string, Promise<() => Promise<void>>>();
   let closed = false;
-  server.setRequestHandler('resources/subscribe', async (request) => {
+  server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     const uri = request.params.uri;
     if (deps.limits) refuseOversized({ uri }, deps.limits);
     // A repeated subscribe is the same one.
@@ -109,7 +141,7 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
       if (!ownResource(host, deps, uri)) throw new ResourceNotFoundError(uri);
       return {};
     }
-    const to = target(uri);
+    const to = target(uri, ctx);
     if (!to) throw unservedResource(host, { allows: deps.allows, keep }, uri);
     const notify = () => void server.sendResourceUpdated({ uri }).catch(() => undefined);
     const pending = subscriptions.add(to.server, to.uri, notify);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { appContentSecurityPolicy, resourceUi } from '../../core/mcp-apps.js';
 
 /**
  * Serves the dashboard's built files (web/, bundled into dist/web/ by `npm run build:web`,
@@ -35,10 +36,48 @@ const TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** The dashboard may load its own scripts, styles and images, and talk to its own origin only. */
+/**
+ * The dashboard may load its own scripts, styles and images, and talk to its own origin only.
+ * It frames nothing but MCP App sandboxes: its own page, or the same gateway under the other
+ * loopback name (a different origin, apps/sandbox-url.ts in web/).
+ */
 export const UI_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; " +
-  "connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "connect-src 'self'; font-src 'self'; frame-src 'self' http://127.0.0.1:* http://localhost:*; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/** The MCP App sandbox proxy's page (web/apps/sandbox-proxy.ts). */
+const SANDBOX_PAGE = 'sandbox.html';
+
+/** An origin as the sandbox's `host` parameter must give it (the dashboard's, which frames it). */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+
+/**
+ * The sandbox page's policy: the CSP of the view it will hold (a `srcdoc` frame inherits its
+ * parent's policy). The dashboard passes the view's CSP in the query (`csp`) as the API gave
+ * it; it is read back here for the origins each directive names and built again, so a URL can
+ * name origins but never widen a directive otherwise, and the page is framed only by the
+ * dashboard's origin (`host`).
+ */
+export function sandboxCsp(query: URLSearchParams): string {
+  const directives = new Map<string, string[]>();
+  for (const part of (query.get('csp') ?? '').split(';')) {
+    const [name, ...values] = part.trim().split(/\s+/);
+    if (name) directives.set(name.toLowerCase(), values);
+  }
+  const { csp } = resourceUi({
+    ui: {
+      csp: {
+        connectDomains: directives.get('connect-src') ?? [],
+        resourceDomains: directives.get('script-src') ?? [],
+        frameDomains: directives.get('frame-src') ?? [],
+        baseUriDomains: directives.get('base-uri') ?? [],
+      },
+    },
+  });
+  const host = query.get('host') ?? '';
+  return `${appContentSecurityPolicy(csp)}; frame-ancestors ${ORIGIN.test(host) ? host : "'none'"}; form-action 'none'`;
+}
 
 // Shown when dist/web/ is missing: a page of its own, so a browser shows the fix, not a blank.
 const NOT_BUILT_PAGE = `<!doctype html>
@@ -94,7 +133,7 @@ export function createUiHandler(options: UiHandlerOptions = {}): UiHandler {
       headers: {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'content-length': String(body.byteLength),
-        'content-security-policy': UI_CSP,
+        'content-security-policy': file === SANDBOX_PAGE ? sandboxCsp(url.searchParams) : UI_CSP,
       },
     });
   };

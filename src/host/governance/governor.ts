@@ -59,6 +59,8 @@ export interface Admission {
   readonly decision: Decision;
   /** A person approved it (the decision was `ask`). */
   readonly approved: boolean;
+  /** Who made the call when not the session's agent or user: `app` (an MCP App's view). */
+  readonly via?: string;
 }
 
 export class Governor {
@@ -142,13 +144,15 @@ export class Governor {
       readonly session?: string;
       readonly signal?: AbortSignal;
       readonly askApproval?: AskApproval;
+      /** Who made the call (`app`), recorded with it. */
+      readonly via?: string;
     } = {},
   ): Promise<Admission> {
     const session = context.session ?? DEFAULT_SESSION;
     // Decided without waiting once the session's allowlist is loaded (every call after its first).
     const loaded = this.loadedAllowlists.get(session);
     const decision = loaded ? this.decisionWith(tool, session, loaded) : await this.decision(tool, session);
-    const base = { tool, session, decision };
+    const base = { tool, session, decision, ...(context.via !== undefined && { via: context.via }) };
     if (decision.verdict === 'deny') {
       await this.audit(base, 'denied', {});
       throw new SwitchboardError(
@@ -327,7 +331,7 @@ export class Governor {
   }
 
   private audit(
-    admission: Pick<Admission, 'tool' | 'session' | 'decision'>,
+    admission: Pick<Admission, 'tool' | 'session' | 'decision' | 'via'>,
     outcome: string,
     details: Record<string, unknown>,
   ): Promise<void> {
@@ -352,12 +356,13 @@ export class Governor {
 }
 
 /** What every audit record of a call says: the tool, and what policy decided and why. */
-function callDetails(admission: Pick<Admission, 'tool' | 'decision'>): Record<string, unknown> {
+function callDetails(admission: Pick<Admission, 'tool' | 'decision' | 'via'>): Record<string, unknown> {
   return {
     tool: admission.tool.tool.name,
     decision: admission.decision.verdict,
     reason: admission.decision.reason,
     risk: admission.decision.risk,
+    ...(admission.via !== undefined && { via: admission.via }),
   };
 }
 

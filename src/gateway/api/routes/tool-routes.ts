@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { ToolResult } from '../../../client/results.js';
+import { toolUi } from '../../../core/mcp-apps.js';
+import { appReferenceOf } from '../../../host/apps/app-views.js';
 import type { CatalogTool } from '../../../host/catalog/catalog.js';
 import { qualifiedToolName } from '../../../host/catalog/tool-names.js';
 import type { Host } from '../../../host/host.js';
@@ -8,6 +10,7 @@ import type { Principal } from '../../http/context.js';
 import { ApiProblem, refuseOversizedInput } from '../api-errors.js';
 import { apiCallResultSchema, apiToolListSchema, apiToolSchema, toolCallBody } from '../api-schemas.js';
 import type { ApiCallResult, ApiTool } from '../api-types.js';
+import type { LastAppResults } from '../app-results.js';
 import { apiContents } from '../content-view.js';
 import { type ApiDeps, type ApiRoute, defineRoute, json } from '../route.js';
 import { forbidden, serverFor, unavailable } from '../server-view.js';
@@ -30,7 +33,7 @@ const toolsQuery = z.strictObject({
 });
 
 /** The routes of `/api/tools`. */
-export function toolRoutes({ host, settings }: ApiDeps): ApiRoute[] {
+export function toolRoutes({ host, settings }: ApiDeps, lastResults?: LastAppResults): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -95,6 +98,14 @@ export function toolRoutes({ host, settings }: ApiDeps): ApiRoute[] {
         } finally {
           host.inbox.off('queued', waiting);
         }
+        // A tool with a view: the dashboard renders the result in it (docs/apps.md).
+        const view = appReferenceOf(tool);
+        const app = view && {
+          ...view,
+          input: body.arguments ?? {},
+          result: result.raw as Record<string, unknown>,
+        };
+        if (app) lastResults?.note(caller.session, app);
         const answer: ApiCallResult = {
           isError: result.isError,
           content: await apiContents(host, Array.isArray(result.raw.content) ? result.raw.content : []),
@@ -102,6 +113,7 @@ export function toolRoutes({ host, settings }: ApiDeps): ApiRoute[] {
             structuredContent: result.raw.structuredContent,
           }),
           ms: Math.round((performance.now() - started) * 10) / 10,
+          ...(app && { app }),
         };
         return json(answer);
       },
@@ -149,5 +161,6 @@ function toApiTool(tool: CatalogTool): ApiTool {
     inputSchema: t.inputSchema as Record<string, unknown>,
     ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema as Record<string, unknown> }),
     ...(t.annotations !== undefined && { annotations: t.annotations as Record<string, unknown> }),
+    ...(t._meta?.ui !== undefined && { app: toolUi(t) }),
   };
 }
