@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The dashboard's browser tests need Chromium and a built dashboard: `npm run test:browser`.
-    exclude: [...configDefaults.exclude, 'test/browser/**'],
+    // The dashboard's browser tests need Chromium and a built dashboard: `npm run test:browser`;
+    // the replica tests three gateways, PostgreSQL and HAProxy: `npm run test:replicas`.
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/gateway/replicas/**'],
     globalSetup: ['test/fixtures/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -17,6 +17,7 @@ import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
 import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
+import { ReplicaSet, replicaUrl } from './replicas/replica-set.js';
 import { createUiHandler } from './ui/ui-handler.js';
 
 /**
@@ -73,6 +74,13 @@ export async function startHttpGateway(
      * `GET /metrics`, behind the same authentication as the API. Absent: no such route.
      */
     readonly metricsText?: () => Promise<string>;
+    /**
+     * Serve as one replica of many on the host's shared store (docs/replicas.md): sessions
+     * opened elsewhere are relayed to their owner, or taken over when it is gone. `key` is
+     * `forwardingKey` of the shared secret key; `url` is where the other replicas reach this
+     * one (default: the URL it listens on).
+     */
+    readonly replicas?: { readonly key: Uint8Array; readonly url?: string };
   } = {},
 ): Promise<HttpGateway> {
   const local =
@@ -89,7 +97,16 @@ export async function startHttpGateway(
     limits: settings.limits,
     management: settings.management,
   };
+  const replicas =
+    options.replicas &&
+    new ReplicaSet({
+      repository: host.replicas,
+      key: options.replicas.key,
+      orphanedMs: settings.sessions.idleTtlMs,
+      ...(options.log && { onerror: (error) => options.log!.warn(`replicas: ${error.message}`) }),
+    });
   const endpoint = new McpEndpoint({
+    ...(replicas && { placement: replicas }),
     build: (principal) =>
       createGatewayServer({
         host,
@@ -197,7 +214,7 @@ export async function startHttpGateway(
     }
     if (pathname === messagesPath) {
       const sessionId = new URL(ctx.request.url).searchParams.get('sessionId');
-      return endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
+      return await endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
     }
     return await endpoint.handle(new ContextSource(ctx), principal, parsedBody);
   };
@@ -205,6 +222,10 @@ export async function startHttpGateway(
     bind: { host: settings.host, port: settings.port },
     ...(options.log && { log: options.log }),
     ...(options.env && { env: options.env }),
+    // A request another replica relayed here was counted by its rate limits already.
+    ...(replicas && {
+      relayed: (head: RequestHead) => replicas.relayed(head, head.header('mcp-session-id')),
+    }),
     isPublic: (pathname) => {
       const area = dashboardArea(pathname);
       return area === 'ui' || area === 'root';
@@ -221,6 +242,15 @@ export async function startHttpGateway(
   });
   const listener = await listen(web, { host: settings.host, port: settings.port });
   listenerPort = listener.port;
+  if (replicas) {
+    try {
+      await replicas.start(options.replicas?.url ?? replicaUrl(listener.url));
+    } catch (error) {
+      await endpoint.close();
+      await listener.close();
+      throw error;
+    }
+  }
   mcpUrl = `${listener.url}${settings.path}`;
   const dashboardUrl = `${listener.url}/ui/`;
   return {
@@ -237,6 +267,8 @@ export async function startHttpGateway(
       host.off('catalog', onCatalog);
       gauges.stop();
       api.close();
+      // Leaving first: from now the other replicas take this one's sessions over.
+      await replicas?.close();
       await endpoint.close();
       await listener.close();
     },

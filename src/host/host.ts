@@ -14,7 +14,14 @@ import type { SwitchboardError } from '../core/errors.js';
 import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { registrantOf } from '../policy/registration-sandbox.js';
-import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
+import type {
+  AuditPage,
+  EventPage,
+  GrantRepository,
+  ReplicaRepository,
+  Store,
+  StoredEvent,
+} from '../storage/ports.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
 import type { CallerRelay } from './caller-relay.js';
@@ -269,6 +276,11 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Lazy-loading grants (the agents layer keeps them here so they survive a restart). */
   get grants(): GrantRepository {
     return this.store.grants;
+  }
+
+  /** Gateway replicas sharing this store, and who owns which MCP session (docs/replicas.md). */
+  get replicas(): ReplicaRepository {
+    return this.store.replicas;
   }
 
   // ---- catalog and calls ---------------------------------------------------------------------

@@ -94,8 +94,27 @@ export interface LocksTable {
   expires_at: string;
 }
 
+/** `replicas`: gateways sharing this database, with their internal URL and last heartbeat. */
+export interface ReplicasTable {
+  id: string;
+  url: string;
+  seen_at: string;
+}
+
+/** `mcp_sessions`: which replica owns a 2025-era session, whose it is, and its `initialize`. */
+export interface McpSessionsTable {
+  id: string;
+  owner: string;
+  principal: string;
+  kind: string;
+  state: string;
+  updated_at: string;
+}
+
 export interface Database {
   grants: GrantsTable;
+  replicas: ReplicasTable;
+  mcp_sessions: McpSessionsTable;
   tokens: TokensTable;
   locks: LocksTable;
   servers: ServersTable;

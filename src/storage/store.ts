@@ -11,6 +11,7 @@ import { createKeyValueRepository } from './key-value-repository.js';
 import { createLockRepository } from './lock-repository.js';
 import { createPinRepository } from './pin-repository.js';
 import type { Store } from './ports.js';
+import { createReplicaRepository } from './replica-repository.js';
 import type { Database } from './schema.js';
 import { createServerRepository } from './server-repository.js';
 import { createTokenRepository } from './token-repository.js';
@@ -35,6 +36,7 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
     grants: createGrantRepository(db, clock),
     tokens: createTokenRepository(db, clock),
     locks: createLockRepository(db, clock),
+    replicas: createReplicaRepository(db, clock),
     servers: createServerRepository(db, clock),
     events,
     kv: createKeyValueRepository(db, clock),
