@@ -11,13 +11,14 @@ import { buildSecurityChain } from './http/security-chain.js';
 import { fastSessionCall } from './mcp/fast-session-call.js';
 import { fastToolCall } from './mcp/fast-tool-call.js';
 import { createGatewayServer } from './mcp/gateway-server.js';
-import { IdempotencyCache } from './mcp/idempotency.js';
+import { type Idempotency, IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
 import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
 import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
 import { ReplicaSet, replicaUrl } from './replicas/replica-set.js';
+import { SharedIdempotency } from './replicas/shared-idempotency.js';
 import { createUiHandler } from './ui/ui-handler.js';
 
 /**
@@ -87,7 +88,6 @@ export async function startHttpGateway(
     settings.auth.mode === 'none'
       ? new LocalCredential(options.localToken ?? { value: newLocalToken() })
       : undefined;
-  const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
   const relayState = relayStateCodec(options.relayStateKey ?? relayStateKey());
   const fastOptions = {
     host,
@@ -105,6 +105,16 @@ export async function startHttpGateway(
       orphanedMs: settings.sessions.idleTtlMs,
       ...(options.log && { onerror: (error) => options.log!.warn(`replicas: ${error.message}`) }),
     });
+  // Replicas share their idempotent calls' results through the store; one instance keeps its own.
+  const idempotency: Idempotency<ToolAnswer> = replicas
+    ? new SharedIdempotency<ToolAnswer>({
+        repository: host.idempotency,
+        owner: replicas.self,
+        ttlMs: settings.idempotencyTtlMs,
+        waitMs: settings.limits.requestTimeoutMs,
+        ...(options.log && { onerror: (error) => options.log!.warn(`idempotency: ${error.message}`) }),
+      })
+    : new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
   const endpoint = new McpEndpoint({
     ...(replicas && { placement: replicas }),
     build: (principal) =>

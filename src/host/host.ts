@@ -18,6 +18,7 @@ import type {
   AuditPage,
   EventPage,
   GrantRepository,
+  IdempotencyRepository,
   ReplicaRepository,
   Store,
   StoredEvent,
@@ -276,6 +277,11 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Lazy-loading grants (the agents layer keeps them here so they survive a restart). */
   get grants(): GrantRepository {
     return this.store.grants;
+  }
+
+  /** Results of calls made with an idempotency key, shared by the gateways on this store. */
+  get idempotency(): IdempotencyRepository {
+    return this.store.idempotency;
   }
 
   /** Gateway replicas sharing this store, and who owns which MCP session (docs/replicas.md). */

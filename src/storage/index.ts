@@ -21,6 +21,8 @@ export type {
   EventStatus,
   Grant,
   GrantRepository,
+  IdempotencyRepository,
+  IdempotentCall,
   KeyValueEntry,
   KeyValueRepository,
   LockLease,

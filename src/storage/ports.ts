@@ -232,8 +232,38 @@ export interface ReplicaRepository {
   sweep(before: Date): Promise<void>;
 }
 
+/** A keyed call as recorded: who runs (or ran) it, and its result once there is one. */
+export interface IdempotentCall {
+  readonly owner: string;
+  /** The result (JSON), absent while the call runs. */
+  readonly result?: unknown;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Results of calls made with an idempotency key, shared by the processes on one store: one
+ * claims a key and runs the call, the others wait for its result. A claim expires on its own,
+ * so a process that died with a call running never blocks the key for longer than the TTL.
+ */
+export interface IdempotencyRepository {
+  /**
+   * Claims `key` for `owner` for `runMs` from now (how long its call may run); false when
+   * another holds it unexpired.
+   */
+  claim(key: string, owner: string, runMs: number): Promise<boolean>;
+  /** Stores the result of `key`'s call (while `owner` holds it), kept `ttlMs` from now. */
+  complete(key: string, owner: string, result: unknown, ttlMs: number): Promise<void>;
+  /** The record of `key`, expired or not, or undefined. */
+  get(key: string): Promise<IdempotentCall | undefined>;
+  /** Gives `key` up (its call failed: failures are not kept). */
+  abandon(key: string, owner: string): Promise<void>;
+  /** Deletes the records expired by now; returns how many. */
+  prune(): Promise<number>;
+}
+
 export interface Store {
   readonly grants: GrantRepository;
+  readonly idempotency: IdempotencyRepository;
   readonly replicas: ReplicaRepository;
   readonly tokens: TokenRepository;
   readonly locks: LockRepository;

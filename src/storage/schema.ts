@@ -111,8 +111,17 @@ export interface McpSessionsTable {
   updated_at: string;
 }
 
+/** `idempotency`: a keyed call's result (null while its owner runs it), until it expires. */
+export interface IdempotencyTable {
+  key: string;
+  owner: string;
+  result: string | null;
+  expires_at: string;
+}
+
 export interface Database {
   grants: GrantsTable;
+  idempotency: IdempotencyTable;
   replicas: ReplicasTable;
   mcp_sessions: McpSessionsTable;
   tokens: TokensTable;

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { type AuditRowWriter, createAuditRepository } from './audit-repository.js';
 import { createEventRepository } from './event-repository.js';
 import { createGrantRepository } from './grant-repository.js';
+import { createIdempotencyRepository } from './idempotency-repository.js';
 import type { Clock } from './json.js';
 import { createKeyValueRepository } from './key-value-repository.js';
 import { createLockRepository } from './lock-repository.js';
@@ -34,6 +35,7 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
   const events = createEventRepository(db, clock);
   return {
     grants: createGrantRepository(db, clock),
+    idempotency: createIdempotencyRepository(db, clock),
     tokens: createTokenRepository(db, clock),
     locks: createLockRepository(db, clock),
     replicas: createReplicaRepository(db, clock),

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
+import { type KitchenStats, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
 import { type Balancer, freePort, haproxyBinary, startHaproxy } from '../../helpers/haproxy.js';
 import { type PostgresServer, startPostgresServer } from '../../helpers/postgres-server.js';
 import { killSurvivors, processesWithEnv } from '../../helpers/processes.js';
@@ -17,6 +17,8 @@ import { type Replica, replicaDataDir, startReplica } from '../../helpers/replic
  */
 export interface ReplicaFleet {
   readonly replicas: Replica[];
+  /** What the upstream every replica reaches has received. */
+  readonly upstream: KitchenStats;
   readonly balancer: Balancer;
   readonly databaseUrl: string;
   readonly pg: PostgresServer;
@@ -106,7 +108,7 @@ export async function startReplicaFleet(options: {
       { port: balancerPort },
     );
     started.balancer = balancer;
-    return { replicas: started.replicas, balancer, databaseUrl, pg, close };
+    return { replicas: started.replicas, upstream: upstream.stats, balancer, databaseUrl, pg, close };
   } catch (error) {
     await close();
     throw error;
