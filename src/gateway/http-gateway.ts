@@ -236,6 +236,9 @@ export async function startHttpGateway(
     ...(replicas && {
       relayed: (head: RequestHead) => replicas.relayed(head, head.header('mcp-session-id')),
     }),
+    // Each of N replicas grants 1/N of every rate limit: together, behind an even balancer,
+    // they grant what is configured.
+    ...(replicas && { rateShare: () => replicas.share }),
     isPublic: (pathname) => {
       const area = dashboardArea(pathname);
       return area === 'ui' || area === 'root';

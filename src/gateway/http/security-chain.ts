@@ -50,6 +50,11 @@ export interface SecurityChainOptions {
    * they are not checked or counted twice. Default: never.
    */
   readonly relayed?: (head: RequestHead) => boolean;
+  /**
+   * The part of each rate limit this process grants: 1/N for one of N replicas behind an even
+   * (round-robin) balancer, so that together they grant the configured rate. Default 1.
+   */
+  readonly rateShare?: () => number;
 }
 
 /**
@@ -92,6 +97,7 @@ export function buildSecurityChain(
       ...settings.rateLimit.perIp,
       now,
       ...(options.relayed && { exempt: options.relayed }),
+      ...(options.rateShare && { share: options.rateShare }),
     }),
     // 6. Authentication: who is calling (the RFC 9728 metadata document is answered here,
     //    without a token, since clients need it to get one).
@@ -111,6 +117,7 @@ export function buildSecurityChain(
       ...settings.rateLimit.perPrincipal,
       now,
       ...(options.relayed && { exempt: options.relayed }),
+      ...(options.rateShare && { share: options.rateShare }),
     }),
     // 8. Authorization: a principal that may use nothing is refused before any MCP work.
     authorize(),

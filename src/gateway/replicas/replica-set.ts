@@ -48,6 +48,7 @@ export class ReplicaSet implements SessionPlacement {
   private left = false;
   private url = '';
   private beats = 0;
+  #share = 1;
 
   constructor(private readonly options: ReplicaSetOptions) {
     this.now = options.now ?? Date.now;
@@ -67,6 +68,11 @@ export class ReplicaSet implements SessionPlacement {
         });
     }, every);
     this.timer.unref();
+  }
+
+  /** This replica's part of the set's work, 1/N of N alive (as of the last heartbeat). */
+  get share(): number {
+    return this.#share;
   }
 
   /** The replicas alive as last read, this one included. */
@@ -159,6 +165,7 @@ export class ReplicaSet implements SessionPlacement {
   private async beat(): Promise<void> {
     const peers = await this.options.repository.beat(this.self, this.url);
     this.peers = new Map(peers.map((peer) => [peer.id, peer]));
+    this.#share = 1 / Math.max(1, this.alive().length);
     // Sweeping is for records nobody will ask about again: now and then is often enough.
     if (this.beats++ % SWEEP_EVERY_BEATS === 0)
       await this.options.repository.sweep(new Date(this.now() - Math.max(60_000, this.options.orphanedMs)));

@@ -1,21 +1,39 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, type ReplicaFleet, replicaTestsUnavailable, startReplicaFleet } from './replica-fleet.js';
+import {
+  ALICE,
+  BOB,
+  type ReplicaFleet,
+  replicaTestsUnavailable,
+  startReplicaFleet,
+} from './replica-fleet.js';
 
 /**
- * What replicas share through the store besides sessions: the idempotency cache. A call
+ * What replicas share besides sessions. The idempotency cache, through the store: a call
  * repeated with the same key on another replica gets the first call's result, and the
  * upstream is called once, whether the repeat comes after the first call or at the same time.
+ * The rate limits: each of N replicas grants 1/N of the configured rate, so behind the
+ * round-robin balancer a principal gets the configured rate, not N times it.
  */
 const unavailable = replicaTestsUnavailable();
 if (unavailable) console.warn(`skipping the replica shared-state tests: ${unavailable}`);
 
 let fleet: ReplicaFleet;
+const PRINCIPAL_BURST = 20;
+const PRINCIPAL_RATE = 5;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   if (unavailable) return;
-  fleet = await startReplicaFleet({ count: 3 });
+  fleet = await startReplicaFleet({
+    count: 3,
+    gateway: {
+      rateLimit: {
+        perIp: { burst: 100_000, perSecond: 100_000 },
+        perPrincipal: { burst: PRINCIPAL_BURST, perSecond: PRINCIPAL_RATE },
+      },
+    },
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -70,3 +88,44 @@ describe.skipIf(unavailable !== undefined)('the idempotency cache across replica
     expect(upstreamCalls() - before).toBe(3);
   });
 });
+
+describe.skipIf(unavailable !== undefined)('the rate limits across replicas', () => {
+  it('grant a principal the configured rate through the balancer, within 10 %', async () => {
+    // Plain requests of bob's (a sessionless POST: refused after the limits, with 400), eight
+    // at a time, as fast as they are answered.
+    const request = () =>
+      fetch(`${fleet.balancer.origin}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${BOB}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      }).then(async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      });
+    const statuses: number[] = [];
+    const started = Date.now();
+    const worker = async () => {
+      for (let i = 0; i < 100 && Date.now() - started < 6_000; i++) statuses.push(await request());
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    const seconds = (Date.now() - started) / 1000;
+    const granted = statuses.filter((s) => s !== 429).length;
+    const expected = PRINCIPAL_BURST + PRINCIPAL_RATE * seconds;
+    console.log(
+      `${JSON.stringify(countBy(statuses))}: granted ${granted} of ${statuses.length} in ${seconds.toFixed(2)} s; configured ${expected.toFixed(0)}`,
+    );
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(granted).toBeGreaterThanOrEqual(Math.floor(expected * 0.9));
+    expect(granted).toBeLessThanOrEqual(Math.ceil(expected * 1.1));
+  });
+});
+
+function countBy(values: readonly number[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
+}

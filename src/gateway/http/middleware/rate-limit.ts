@@ -13,6 +13,8 @@ export interface RateLimitOptions {
   readonly maxKeys?: number;
   /** Milliseconds; default `Date.now`. */
   readonly now?: () => number;
+  /** The part of the limit this process grants (token-bucket.ts); default all of it. */
+  readonly share?: () => number;
   /** Requests this limit does not count (relayed by another replica, which counted them). */
   readonly exempt?: (head: RequestHead) => boolean;
 }
@@ -28,6 +30,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     perSecond: options.perSecond,
     ...(options.maxKeys !== undefined && { maxKeys: options.maxKeys }),
     ...(options.now !== undefined && { now: options.now }),
+    ...(options.share !== undefined && { share: options.share }),
   });
   // Addresses' buckets by address: working one out parses the address, per request otherwise.
   const addressKeys = new BoundedMemo<string>(1024);
