@@ -109,7 +109,7 @@ describe.skipIf(unavailable !== undefined)('the rate limits across replicas', ()
     const statuses: number[] = [];
     const started = Date.now();
     const worker = async () => {
-      for (let i = 0; i < 100 && Date.now() - started < 6_000; i++) statuses.push(await request());
+      for (let i = 0; i < 400 && Date.now() - started < 6_000; i++) statuses.push(await request());
     };
     await Promise.all(Array.from({ length: 8 }, worker));
     const seconds = (Date.now() - started) / 1000;
