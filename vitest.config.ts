@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The dashboard's browser tests need Chromium and a built dashboard: `npm run test:browser`.
     // The SSH server's tests need Debian's openssh-server (and root for a throwaway login):
-    // `npm run test:ssh`.
-    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/ssh/**'],
+    // `npm run test:ssh`. The replica tests run three gateways, PostgreSQL and HAProxy:
+    // `npm run test:replicas`.
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/ssh/**', 'test/gateway/replicas/**'],
     globalSetup: ['test/fixtures/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -34,7 +34,12 @@ const NODE_ONLY: Record<string, readonly string[]> = {
   ],
   'better-sqlite3': ['storage/database.ts'],
   pg: ['storage/postgres-database.ts'],
-  undici: ['client/transports/guarded-fetch.ts'],
+  undici: [
+    'client/transports/guarded-fetch.ts',
+    // Relays a session's request to the replica that owns it with the caller's own Host,
+    // which fetch replaces.
+    'gateway/replicas/forward-request.ts',
+  ],
 };
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');

@@ -1,6 +1,6 @@
 import { percentile } from '../stats.js';
-import type { CallSession } from './raw-client.js';
 import { cpuMs } from './processes.js';
+import type { CallSession } from './raw-client.js';
 import { type RssPeak, sampleRss } from './rss-sampler.js';
 
 /** The concurrency levels throughput is measured at. */

@@ -42,6 +42,8 @@ export interface Switchboard {
   readonly config: LoadedConfig;
   /** The telemetry Switchboard started, if any (its `metricsText` feeds the gateway's `/metrics`). */
   readonly telemetry?: Telemetry;
+  /** Whether the store is shared (PostgreSQL): then gateways on it serve as replicas of one. */
+  readonly sharedStore: boolean;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     dataDir,
     config,
     ...(telemetry && { telemetry }),
+    sharedStore: !!databaseUrl,
     close: async () => {
       await host.close();
       await telemetry?.shutdown();

@@ -5,6 +5,7 @@ import { ensureLocalToken, type LocalToken } from '../gateway/http/auth/local-to
 import { type HttpGateway, startHttpGateway } from '../gateway/http-gateway.js';
 import { IdempotencyCache } from '../gateway/mcp/idempotency.js';
 import { relayStateKey } from '../gateway/mcp/relay-state.js';
+import { forwardingKey } from '../gateway/replicas/forwarded-header.js';
 import { serveGatewayStdio } from '../gateway/stdio/serve-stdio.js';
 import { loadSecretKey } from '../host/credentials/secret-key.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
@@ -14,6 +15,9 @@ import { tuneGatewayHeap } from './gateway-heap.js';
 import { reportListenProblem } from './listen-problem.js';
 import { announceGateway } from './running-gateway.js';
 import { boundStop, untilStopSignal } from './stop-signals.js';
+
+/** Where the other replicas reach this gateway, when its listening address is not it. */
+const REPLICA_URL_ENV = 'SWITCHBOARD_REPLICA_URL';
 
 /**
  * `switchboard serve [--stdio]`: the gateway. With `--stdio` it speaks MCP on stdin/stdout for
@@ -110,6 +114,13 @@ async function serveHttp(
       relayStateKey: relayStateKey(secret.bytes),
       csrfKey: csrfKey(secret.bytes),
       localToken,
+      // On a shared store every gateway is a replica of one: any of them serves any session.
+      ...(switchboard.sharedStore && {
+        replicas: {
+          key: forwardingKey(secret.bytes),
+          ...(ctx.env[REPLICA_URL_ENV] && { url: ctx.env[REPLICA_URL_ENV] }),
+        },
+      }),
       ...(switchboard.telemetry?.metricsText && { metricsText: switchboard.telemetry.metricsText }),
     });
   } catch (error) {

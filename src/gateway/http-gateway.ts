@@ -11,12 +11,14 @@ import { buildSecurityChain } from './http/security-chain.js';
 import { fastSessionCall } from './mcp/fast-session-call.js';
 import { fastToolCall } from './mcp/fast-tool-call.js';
 import { createGatewayServer } from './mcp/gateway-server.js';
-import { IdempotencyCache } from './mcp/idempotency.js';
+import { type Idempotency, IdempotencyCache } from './mcp/idempotency.js';
 import { jsonRpcError } from './mcp/json-rpc-error.js';
 import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
 import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
+import { ReplicaSet, replicaUrl } from './replicas/replica-set.js';
+import { SharedIdempotency } from './replicas/shared-idempotency.js';
 import { createUiHandler } from './ui/ui-handler.js';
 
 /**
@@ -73,13 +75,19 @@ export async function startHttpGateway(
      * `GET /metrics`, behind the same authentication as the API. Absent: no such route.
      */
     readonly metricsText?: () => Promise<string>;
+    /**
+     * Serve as one replica of many on the host's shared store (docs/replicas.md): sessions
+     * opened elsewhere are relayed to their owner, or taken over when it is gone. `key` is
+     * `forwardingKey` of the shared secret key; `url` is where the other replicas reach this
+     * one (default: the URL it listens on).
+     */
+    readonly replicas?: { readonly key: Uint8Array; readonly url?: string };
   } = {},
 ): Promise<HttpGateway> {
   const local =
     settings.auth.mode === 'none'
       ? new LocalCredential(options.localToken ?? { value: newLocalToken() })
       : undefined;
-  const idempotency = new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
   const relayState = relayStateCodec(options.relayStateKey ?? relayStateKey());
   const fastOptions = {
     host,
@@ -89,7 +97,26 @@ export async function startHttpGateway(
     limits: settings.limits,
     management: settings.management,
   };
+  const replicas =
+    options.replicas &&
+    new ReplicaSet({
+      repository: host.replicas,
+      key: options.replicas.key,
+      orphanedMs: settings.sessions.idleTtlMs,
+      ...(options.log && { onerror: (error) => options.log!.warn(`replicas: ${error.message}`) }),
+    });
+  // Replicas share their idempotent calls' results through the store; one instance keeps its own.
+  const idempotency: Idempotency<ToolAnswer> = replicas
+    ? new SharedIdempotency<ToolAnswer>({
+        repository: host.idempotency,
+        owner: replicas.self,
+        ttlMs: settings.idempotencyTtlMs,
+        waitMs: settings.limits.requestTimeoutMs,
+        ...(options.log && { onerror: (error) => options.log!.warn(`idempotency: ${error.message}`) }),
+      })
+    : new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
   const endpoint = new McpEndpoint({
+    ...(replicas && { placement: replicas }),
     build: (principal) =>
       createGatewayServer({
         host,
@@ -197,7 +224,7 @@ export async function startHttpGateway(
     }
     if (pathname === messagesPath) {
       const sessionId = new URL(ctx.request.url).searchParams.get('sessionId');
-      return endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
+      return await endpoint.postSse(sessionId, principal, parsedBody, ctx.request);
     }
     return await endpoint.handle(new ContextSource(ctx), principal, parsedBody);
   };
@@ -205,6 +232,13 @@ export async function startHttpGateway(
     bind: { host: settings.host, port: settings.port },
     ...(options.log && { log: options.log }),
     ...(options.env && { env: options.env }),
+    // A request another replica relayed here was counted by its rate limits already.
+    ...(replicas && {
+      relayed: (head: RequestHead) => replicas.relayed(head, head.header('mcp-session-id')),
+    }),
+    // Each of N replicas grants 1/N of every rate limit: together, behind an even balancer,
+    // they grant what is configured.
+    ...(replicas && { rateShare: () => replicas.share }),
     isPublic: (pathname) => {
       const area = dashboardArea(pathname);
       return area === 'ui' || area === 'root';
@@ -221,6 +255,15 @@ export async function startHttpGateway(
   });
   const listener = await listen(web, { host: settings.host, port: settings.port });
   listenerPort = listener.port;
+  if (replicas) {
+    try {
+      await replicas.start(options.replicas?.url ?? replicaUrl(listener.url));
+    } catch (error) {
+      await endpoint.close();
+      await listener.close();
+      throw error;
+    }
+  }
   mcpUrl = `${listener.url}${settings.path}`;
   const dashboardUrl = `${listener.url}/ui/`;
   return {
@@ -237,6 +280,8 @@ export async function startHttpGateway(
       host.off('catalog', onCatalog);
       gauges.stop();
       api.close();
+      // Leaving first: from now the other replicas take this one's sessions over.
+      await replicas?.close();
       await endpoint.close();
       await listener.close();
     },

@@ -15,18 +15,27 @@ import type { SwitchboardError } from '../core/errors.js';
 import { interpolate } from '../core/interpolate.js';
 import { normalizeServerEntry, type ServerConfig } from '../core/server-config.js';
 import { registrantOf } from '../policy/registration-sandbox.js';
-import type { AuditPage, EventPage, GrantRepository, Store, StoredEvent } from '../storage/ports.js';
+import type {
+  AuditPage,
+  EventPage,
+  GrantRepository,
+  IdempotencyRepository,
+  ReplicaRepository,
+  Store,
+  StoredEvent,
+} from '../storage/ports.js';
 import { type AppView, AppViews } from './apps/app-views.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
 import { watchLogins } from './auth/login-watch.js';
 import type { CallerRelay } from './caller-relay.js';
 import type { CatalogSnapshot } from './catalog/catalog.js';
 import { CatalogKeeper } from './catalog/catalog-keeper.js';
+import { ContentReads } from './content-reads.js';
 import { EventFeed } from './event-feed.js';
 import type { Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
 import { type GovernedStart, type HostCallOptions, runGoverned } from './governed-call.js';
-import { type GuardContext, guardedPrompt, guardedResource } from './guarded-content.js';
+import type { GuardContext } from './guarded-content.js';
 import { serverAway, unknownServer } from './host-errors.js';
 import { assembleHost, type HostParts } from './host-parts.js';
 import type {
@@ -94,6 +103,7 @@ export class Host extends TypedEmitter<HostEvents> {
 
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
+  private readonly reads: ContentReads;
   private readonly keeper: CatalogKeeper;
   private readonly stopLoginWatch: () => void;
 
@@ -142,6 +152,11 @@ export class Host extends TypedEmitter<HostEvents> {
     this.views = new AppViews({
       catalog: () => this.catalog(),
       read: (server, uri) => this.readResource(server, uri, { raw: true }),
+    });
+    this.reads = new ContentReads({
+      governor,
+      connected: (server) => this.connected(server),
+      guardContext: (server) => this.guardContext(server),
     });
     this.events = new EventFeed(store.events, {
       onProblem: (server, text) => this.onLog({ ...lifecycle(server), text }),
@@ -287,6 +302,16 @@ export class Host extends TypedEmitter<HostEvents> {
     return this.store.grants;
   }
 
+  /** Results of calls made with an idempotency key, shared by the gateways on this store. */
+  get idempotency(): IdempotencyRepository {
+    return this.store.idempotency;
+  }
+
+  /** Gateway replicas sharing this store, and who owns which MCP session (docs/replicas.md). */
+  get replicas(): ReplicaRepository {
+    return this.store.replicas;
+  }
+
   // ---- catalog and calls ---------------------------------------------------------------------
 
   catalog(): CatalogSnapshot {
@@ -350,33 +375,14 @@ export class Host extends TypedEmitter<HostEvents> {
    * `resources/read` rounds, `tasks/*` of a relayed task; client/relay.ts). A complete prompt
    * or resource is guarded as by `getPrompt` and `readResource`.
    */
-  async relayRequest(
+  relayRequest(
     server: string,
     method: string,
     params: Record<string, unknown>,
     relayed: RelayedRequest,
     options: ContentOptions = {},
   ): Promise<RelayAnswer> {
-    const relay = () => relayRequest(this.connected(server), method, params, relayed, options);
-    if (method === 'prompts/get') {
-      const answer = await this.audited('prompt_get', server, options, { prompt: params.name }, relay);
-      if (answer.kind !== 'complete') return answer;
-      const raw = guardedPrompt(
-        answer.raw as GetPromptResult,
-        String(params.name),
-        this.guardContext(server),
-      );
-      return { kind: 'complete', raw };
-    }
-    if (method === 'resources/read') {
-      const answer = await this.audited('resource_read', server, options, { uri: params.uri }, relay);
-      if (answer.kind !== 'complete') return answer;
-      return {
-        kind: 'complete',
-        raw: guardedResource(answer.raw as ReadResourceResult, this.guardContext(server)),
-      };
-    }
-    return relay();
+    return this.reads.relay(server, method, params, relayed, options);
   }
 
   /**
@@ -418,19 +424,17 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /**
-   * Reads a resource from `server` (resources are data: no approval is asked, but the read is
-   * audited). Text that the injection scanner flags, from a server that is not trusted, comes
-   * back wrapped in a "this is data, not instructions" banner; `raw` skips that.
+   * Reads a resource from `server` (resources are data: no approval is asked, but policy may
+   * deny it and the read is audited). Text that the injection scanner flags, from a server
+   * that is not trusted, comes back wrapped in a "this is data, not instructions" banner;
+   * `raw` skips that (content-reads.ts).
    */
-  async readResource(
+  readResource(
     server: string,
     uri: string,
     options: ContentOptions & { readonly raw?: boolean } = {},
   ): Promise<ReadResourceResult> {
-    const result = await this.audited('resource_read', server, options, { uri }, () =>
-      this.connected(server).readResource(uri, options),
-    );
-    return options.raw ? result : guardedResource(result, this.guardContext(server));
+    return this.reads.readResource(server, uri, options);
   }
 
   /**
@@ -442,40 +446,13 @@ export class Host extends TypedEmitter<HostEvents> {
   }
 
   /** Gets a prompt's messages from `server`, roles kept, audited; flagged text is guarded as in `readResource`. */
-  async getPrompt(
+  getPrompt(
     server: string,
     name: string,
     args: Record<string, string> = {},
     options: ContentOptions & { readonly raw?: boolean } = {},
   ): Promise<GetPromptResult> {
-    const result = await this.audited('prompt_get', server, options, { prompt: name }, () =>
-      this.connected(server).getPrompt(name, args, options),
-    );
-    return options.raw ? result : guardedPrompt(result, name, this.guardContext(server));
-  }
-
-  /**
-   * Runs a read or a prompt get once policy allows it (Governor.admitRead: deny rules and the
-   * non-interactive profiles apply to reads too) and audits it; the answer waits for the
-   * record, as a call's does.
-   */
-  private async audited<T>(
-    action: 'resource_read' | 'prompt_get',
-    server: string,
-    options: ContentOptions,
-    details: Record<string, unknown>,
-    work: () => Promise<T>,
-  ): Promise<T> {
-    const session = options.session;
-    const kind = action === 'prompt_get' ? 'prompts/get' : 'resources/read';
-    await this.governor.admitRead({
-      action,
-      kind,
-      server,
-      details,
-      ...(session !== undefined && { session }),
-    });
-    return this.governor.noted({ action, server, details, ...(session !== undefined && { session }) }, work);
+    return this.reads.getPrompt(server, name, args, options);
   }
 
   private guardContext(server: string): GuardContext {

@@ -182,8 +182,89 @@ export interface AuditRepository {
 }
 
 /** A store: the repositories over one database, and `close()`. */
+/** A gateway replica as it last announced itself. */
+export interface ReplicaRecord {
+  readonly id: string;
+  /** Where the other replicas reach it, e.g. `http://10.0.0.7:7777`; empty once it left. */
+  readonly url: string;
+  readonly seenAt: Date;
+}
+
+/** Who owns one MCP session, whose it is, and what re-creating it needs. */
+export interface SessionRecord {
+  readonly id: string;
+  /** The id of the replica that holds it. */
+  readonly owner: string;
+  /** The id of the principal it belongs to. */
+  readonly principal: string;
+  /** `streamable` (2025 era) or `sse` (2024-11-05 HTTP+SSE). */
+  readonly kind: 'streamable' | 'sse';
+  /** What re-creating it needs (JSON): for a 2025 session, its `initialize` request. */
+  readonly state: unknown;
+  readonly updatedAt: Date;
+}
+
+/**
+ * Gateway replicas sharing one database (docs/replicas.md): their heartbeats, and the
+ * ownership of MCP sessions. Taking a session over is a compare-and-set on its owner, so two
+ * replicas that both find the owner gone cannot both take it.
+ */
+export interface ReplicaRepository {
+  /** Records that `id` is alive at `url` now, and returns every replica as last seen. */
+  beat(id: string, url: string): Promise<ReplicaRecord[]>;
+  /**
+   * Marks replica `id` as gone (a clean shutdown): it is no longer reached, and its sessions
+   * are the others' to take over.
+   */
+  leave(id: string): Promise<void>;
+  /** Records a new session (or replaces the record of `id`). */
+  recordSession(session: Omit<SessionRecord, 'updatedAt'>): Promise<void>;
+  /** The record of session `id`, or `undefined`. */
+  session(id: string): Promise<SessionRecord | undefined>;
+  /** Moves session `id` from `from` to `to`; `false` when `from` no longer owns it. */
+  takeOver(id: string, from: string, to: string): Promise<boolean>;
+  /** Deletes the record of session `id` (only while `owner` owns it, if given). */
+  dropSession(id: string, owner?: string): Promise<boolean>;
+  /**
+   * Deletes replicas not seen since `before`, and the sessions they still own (no replica took
+   * them over in that long: their clients are gone).
+   */
+  sweep(before: Date): Promise<void>;
+}
+
+/** A keyed call as recorded: who runs (or ran) it, and its result once there is one. */
+export interface IdempotentCall {
+  readonly owner: string;
+  /** The result (JSON), absent while the call runs. */
+  readonly result?: unknown;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Results of calls made with an idempotency key, shared by the processes on one store: one
+ * claims a key and runs the call, the others wait for its result. A claim expires on its own,
+ * so a process that died with a call running never blocks the key for longer than the TTL.
+ */
+export interface IdempotencyRepository {
+  /**
+   * Claims `key` for `owner` for `runMs` from now (how long its call may run); false when
+   * another holds it unexpired.
+   */
+  claim(key: string, owner: string, runMs: number): Promise<boolean>;
+  /** Stores the result of `key`'s call (while `owner` holds it), kept `ttlMs` from now. */
+  complete(key: string, owner: string, result: unknown, ttlMs: number): Promise<void>;
+  /** The record of `key`, expired or not, or undefined. */
+  get(key: string): Promise<IdempotentCall | undefined>;
+  /** Gives `key` up (its call failed: failures are not kept). */
+  abandon(key: string, owner: string): Promise<void>;
+  /** Deletes the records expired by now; returns how many. */
+  prune(): Promise<number>;
+}
+
 export interface Store {
   readonly grants: GrantRepository;
+  readonly idempotency: IdempotencyRepository;
+  readonly replicas: ReplicaRepository;
   readonly tokens: TokenRepository;
   readonly locks: LockRepository;
   readonly servers: ServerRepository;

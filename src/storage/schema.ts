@@ -94,8 +94,36 @@ export interface LocksTable {
   expires_at: string;
 }
 
+/** `replicas`: gateways sharing this database, with their internal URL and last heartbeat. */
+export interface ReplicasTable {
+  id: string;
+  url: string;
+  seen_at: string;
+}
+
+/** `mcp_sessions`: which replica owns a 2025-era session, whose it is, and its `initialize`. */
+export interface McpSessionsTable {
+  id: string;
+  owner: string;
+  principal: string;
+  kind: string;
+  state: string;
+  updated_at: string;
+}
+
+/** `idempotency`: a keyed call's result (null while its owner runs it), until it expires. */
+export interface IdempotencyTable {
+  key: string;
+  owner: string;
+  result: string | null;
+  expires_at: string;
+}
+
 export interface Database {
   grants: GrantsTable;
+  idempotency: IdempotencyTable;
+  replicas: ReplicasTable;
+  mcp_sessions: McpSessionsTable;
   tokens: TokensTable;
   locks: LocksTable;
   servers: ServersTable;

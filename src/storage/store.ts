@@ -6,11 +6,13 @@ import type { Kysely } from 'kysely';
 import { type AuditRowWriter, createAuditRepository } from './audit-repository.js';
 import { createEventRepository } from './event-repository.js';
 import { createGrantRepository } from './grant-repository.js';
+import { createIdempotencyRepository } from './idempotency-repository.js';
 import type { Clock } from './json.js';
 import { createKeyValueRepository } from './key-value-repository.js';
 import { createLockRepository } from './lock-repository.js';
 import { createPinRepository } from './pin-repository.js';
 import type { Store } from './ports.js';
+import { createReplicaRepository } from './replica-repository.js';
 import type { Database } from './schema.js';
 import { createServerRepository } from './server-repository.js';
 import { createTokenRepository } from './token-repository.js';
@@ -33,8 +35,10 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
   const events = createEventRepository(db, clock);
   return {
     grants: createGrantRepository(db, clock),
+    idempotency: createIdempotencyRepository(db, clock),
     tokens: createTokenRepository(db, clock),
     locks: createLockRepository(db, clock),
+    replicas: createReplicaRepository(db, clock),
     servers: createServerRepository(db, clock),
     events,
     kv: createKeyValueRepository(db, clock),

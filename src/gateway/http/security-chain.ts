@@ -44,6 +44,17 @@ export interface SecurityChainOptions {
   readonly isPublic?: (pathname: string) => boolean;
   /** With `auth.mode: none`: the local credential, which makes a caller the machine's owner. */
   readonly local?: LocalAuthOptions;
+  /**
+   * Whether a request was relayed here by another replica of this gateway (docs/replicas.md):
+   * that replica checked its Host and Origin and counted it in its rate limits already, so
+   * they are not checked or counted twice. Default: never.
+   */
+  readonly relayed?: (head: RequestHead) => boolean;
+  /**
+   * The part of each rate limit this process grants: 1/N for one of N replicas behind an even
+   * (round-robin) balancer, so that together they grant the configured rate. Default 1.
+   */
+  readonly rateShare?: () => number;
 }
 
 /**
@@ -74,13 +85,20 @@ export function buildSecurityChain(
       port: options.bind.port,
       allowedHosts: settings.allowedHosts,
       allowedOrigins: settings.allowedOrigins,
+      ...(options.relayed && { exempt: options.relayed }),
     }),
     // 4. Security headers on every response from here inwards (refusals made above get the
     //    same headers where errors become responses, in errorResponse below).
     securityHeaders(),
     // 5. The per-address rate limit before authentication, so guessing tokens, and making the
     //    gateway fetch an issuer's keys, is throttled like any other request.
-    rateLimit({ by: 'ip', ...settings.rateLimit.perIp, now }),
+    rateLimit({
+      by: 'ip',
+      ...settings.rateLimit.perIp,
+      now,
+      ...(options.relayed && { exempt: options.relayed }),
+      ...(options.rateShare && { share: options.rateShare }),
+    }),
     // 6. Authentication: who is calling (the RFC 9728 metadata document is answered here,
     //    without a token, since clients need it to get one).
     authenticate({
@@ -94,7 +112,13 @@ export function buildSecurityChain(
     // 7. The per-principal rate limit needs the principal, so it sits right after
     //    authentication: the issue's "rate limits → authentication" holds for the address
     //    limit, and a token shared across many addresses is still held to one budget.
-    rateLimit({ by: 'principal', ...settings.rateLimit.perPrincipal, now }),
+    rateLimit({
+      by: 'principal',
+      ...settings.rateLimit.perPrincipal,
+      now,
+      ...(options.relayed && { exempt: options.relayed }),
+      ...(options.rateShare && { share: options.rateShare }),
+    }),
     // 8. Authorization: a principal that may use nothing is refused before any MCP work.
     authorize(),
     // 9. The timeout last, so it measures the handler alone and aborts ctx.signal for it.

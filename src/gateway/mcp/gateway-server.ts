@@ -22,7 +22,7 @@ import {
 } from './app-routes.js';
 import { consentFor } from './consent-gate.js';
 import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-names.js';
-import type { IdempotencyCache } from './idempotency.js';
+import type { Idempotency } from './idempotency.js';
 import { checkInputCaps, type InputLimits, refuseOversized } from './input-caps.js';
 import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
@@ -70,7 +70,7 @@ export interface GatewayServerOptions {
   /** `on`: a call policy asks about is put to the calling client first; `off`: the host's Inbox decides. */
   readonly consent: 'on' | 'off';
   readonly limits: InputLimits;
-  readonly idempotency: IdempotencyCache<ToolAnswer>;
+  readonly idempotency: Idempotency<ToolAnswer>;
   /**
    * Seals what a 2026-07-28 call keeps between its rounds (relay-state.ts). Default: one codec
    * per process with a random key (rounds must then come back to this process).

@@ -4,7 +4,13 @@
  * first is still running — and the upstream is called once. Keys are scoped to a principal, so
  * one client cannot read another's results by guessing keys. Bounded in entries (oldest out).
  */
-export class IdempotencyCache<T> {
+export interface Idempotency<T> {
+  /** The result for `key` of `principal`: the first call's, within the TTL, else `run()`'s. */
+  run(principal: string, key: string, run: () => Promise<T>): Promise<T>;
+}
+
+/** The cache of one process (the replicas' shared one is gateway/replicas/shared-idempotency.ts). */
+export class IdempotencyCache<T> implements Idempotency<T> {
   private readonly entries = new Map<string, { readonly at: number; readonly value: Promise<T> }>();
 
   constructor(

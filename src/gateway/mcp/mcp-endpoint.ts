@@ -22,9 +22,12 @@ import { type FastToolCall, plainToolCall } from './fast-tool-call.js';
 import { sessionLogLevel } from './gateway-server.js';
 import { jsonRpcError } from './json-rpc-error.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
+import { isListenRequest, ListenHandlers } from './listen-handlers.js';
 import { checkParamHeaders } from './param-headers.js';
-import { everyListChanged, type GatewayPrincipal, type ViewChanges, viewKeyOf } from './served-catalog.js';
+import { replayInitialize, servePlaced, storedInitialize } from './placed-sessions.js';
+import { everyListChanged, type GatewayPrincipal, type ViewChanges } from './served-catalog.js';
 import { servedWithSpan } from './served-span.js';
+import type { SessionPlacement } from './session-placement.js';
 import { type SettledCall, withSettledCall } from './settled-call.js';
 
 /**
@@ -63,6 +66,12 @@ export interface McpEndpointOptions {
    * goes only to a caller whose own view of that list changed. Absent: to every caller.
    */
   readonly views?: ViewChanges;
+  /**
+   * Replicas sharing the sessions (session-placement.ts): a session this endpoint does not
+   * hold is relayed to its owner, or re-created here when the owner is gone. Absent: sessions
+   * live here alone.
+   */
+  readonly placement?: SessionPlacement;
 }
 
 type Session = {
@@ -91,11 +100,12 @@ export class McpEndpoint {
   private readonly now: () => number;
   /** The fast path's per-call controllers (see `fastSession`). */
   private readonly controllers = new ControllerPool();
-  /** `subscriptions/listen` streams, one handler per view (see `listenHandler`). */
-  private readonly listens = new Map<
-    string,
-    { readonly handler: McpHttpHandler; readonly viewer: GatewayPrincipal }
-  >();
+  /** `subscriptions/listen` streams, one handler per view (listen-handlers.ts). */
+  private readonly listens: ListenHandlers;
+  /** Sessions being re-created here (see `restore`), so concurrent requests make one. */
+  private readonly restoring = new Map<string, Promise<Session | undefined>>();
+  /** Set by `close`: sessions closing with the endpoint stay recorded for the other replicas. */
+  private closing = false;
 
   constructor(private readonly options: McpEndpointOptions) {
     this.now = options.now ?? Date.now;
@@ -104,6 +114,7 @@ export class McpEndpoint {
       now: this.now,
     });
     this.modern = this.modernHandler();
+    this.listens = new ListenHandlers(() => this.modernHandler());
     const every = Math.max(1_000, Math.min(60_000, Math.floor(options.sessions.idleTtlMs / 2)));
     this.reaper = setInterval(() => void this.reap(), every);
     this.reaper.unref();
@@ -149,7 +160,7 @@ export class McpEndpoint {
     if (mismatch) return mismatch;
     // A listen stream is served by the handler of its caller's view, whose notifications are
     // that view's alone; every other request by the one shared handler.
-    const modern = isListenRequest(parsedBody) ? this.listenHandler(principal) : this.modern;
+    const modern = isListenRequest(parsedBody) ? this.listens.handlerFor(principal) : this.modern;
     const fullPath = (settled?: SettledCall) =>
       modern.fetch(request(), {
         authInfo: {
@@ -191,17 +202,32 @@ export class McpEndpoint {
     transport.onclose = () => this.forget(id, session);
     await session.server.connect(transport);
     this.sessions.set(id, session);
+    await this.recordOpened(id, principal, 'sse', {});
     return transport.open();
   }
 
   /** One message POSTed to a 2024-11-05 session; `sessionId` comes from the URL the stream announced. */
-  postSse(
+  async postSse(
     sessionId: string | null,
     principal: GatewayPrincipal,
     parsedBody: unknown,
     request: Request,
-  ): Response {
+  ): Promise<Response> {
     const session = sessionId === null ? undefined : this.sessions.get(sessionId);
+    const placement = this.options.placement;
+    if (session === undefined && sessionId !== null && placement) {
+      // Its stream is held by the replica that opened it: the message must go there.
+      const source = sourceOf(request);
+      const placed = await servePlaced({
+        placement,
+        id: sessionId,
+        kind: 'sse',
+        source,
+        principal,
+        body: parsedBody,
+      });
+      if ('answer' in placed) return placed.answer;
+    }
     // Another principal's session id is answered like an unknown one: nothing to learn from it.
     if (session?.kind !== 'sse' || session.principal !== principal.id) {
       return jsonRpcError(404, -32001, 'Session not found; open a new SSE stream.');
@@ -226,24 +252,18 @@ export class McpEndpoint {
       if (lists.prompts) void session.server.sendPromptListChanged().catch(() => undefined);
       if (lists.resources) void session.server.sendResourceListChanged().catch(() => undefined);
     }
-    for (const { handler, viewer } of this.listens.values()) {
-      const lists = changed(viewer);
-      if (lists.tools) handler.notify.toolsChanged();
-      if (lists.prompts) handler.notify.promptsChanged();
-      if (lists.resources) handler.notify.resourcesChanged();
-    }
+    this.listens.changed(changed);
   }
 
   /** Closes every session and in-flight modern exchange. */
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.reaper);
     const all = [...this.sessions];
     this.sessions.clear();
     await Promise.all(all.map(([id, s]) => this.closeSession(id, s)));
     await this.modern.close();
-    const listens = [...this.listens.values()];
-    this.listens.clear();
-    await Promise.all(listens.map((l) => l.handler.close()));
+    await this.listens.close();
   }
 
   /** A handler of the modern era serving `build`'s servers, for the principal each request carries. */
@@ -253,31 +273,6 @@ export class McpEndpoint {
         this.options.build((ctx.authInfo?.extra?.principal as GatewayPrincipal | undefined) ?? ANONYMOUS),
       { legacy: 'reject', ...(this.options.onerror && { onerror: this.options.onerror }) },
     );
-  }
-
-  /**
-   * The handler whose `subscriptions/listen` streams are those of `principal`'s view. The
-   * SDK's handler publishes each change to every stream it holds, with no way to tell whose a
-   * stream is, so each view gets a handler of its own: a change is published to the handlers
-   * of the views it changed. At most `MAX_LISTEN_VIEWS` are kept; past that the least recently
-   * used is closed (its streams end, and their clients listen again).
-   */
-  private listenHandler(principal: GatewayPrincipal): McpHttpHandler {
-    const key = viewKeyOf(principal);
-    const known = this.listens.get(key);
-    if (known) {
-      this.listens.delete(key);
-      this.listens.set(key, known);
-      return known.handler;
-    }
-    if (this.listens.size >= MAX_LISTEN_VIEWS) {
-      const [oldest, entry] = this.listens.entries().next().value!;
-      this.listens.delete(oldest);
-      void entry.handler.close();
-    }
-    const handler = this.modernHandler();
-    this.listens.set(key, { handler, viewer: principal });
-    return handler;
   }
 
   /** Closes sessions idle past the TTL and drops expired stored events; returns how many sessions. */
@@ -330,7 +325,20 @@ export class McpEndpoint {
   ): Promise<Response> {
     const sessionId = source.head.header('mcp-session-id');
     if (sessionId !== null) {
-      const session = this.sessions.get(sessionId);
+      let session = this.sessions.get(sessionId);
+      const placement = this.options.placement;
+      if (session === undefined && placement) {
+        const placed = await servePlaced({
+          placement,
+          id: sessionId,
+          kind: 'streamable',
+          source,
+          principal,
+          body: parsedBody,
+        });
+        if ('answer' in placed) return placed.answer;
+        session = await this.restore(sessionId, principal, placed.restore);
+      }
       // Another principal's session id is answered like an unknown one: nothing to learn from it.
       if (session?.kind !== 'streamable' || session.principal !== principal.id) {
         return jsonRpcError(404, -32001, 'Session not found; initialize a new one.');
@@ -413,10 +421,43 @@ export class McpEndpoint {
 
   private async open(request: Request, principal: GatewayPrincipal, parsedBody: unknown): Promise<Response> {
     await this.makeRoom();
-    const server = this.server(principal);
     // The id is chosen here rather than by the transport, so the event store's view can be
     // scoped to it before the first event (the initialize response) is stored.
     const id = randomUUID();
+    const { server, transport } = this.streamable(id, principal);
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody });
+    if (transport.sessionId === undefined) await this.closeSession(id, { server, transport });
+    // Recorded before the client has the id, so any replica it sends the next request to knows it.
+    else await this.recordOpened(id, principal, 'streamable', { initialize: parsedBody });
+    return response;
+  }
+
+  /**
+   * Re-creates session `id` here from its stored state (the owner that opened it is gone, and
+   * this replica took it over): a new server for `principal`, bound to it as the original was.
+   */
+  private restore(id: string, principal: GatewayPrincipal, state: unknown): Promise<Session | undefined> {
+    const pending = this.restoring.get(id);
+    if (pending) return pending;
+    const restored = (async () => {
+      await this.makeRoom();
+      const { server, transport } = this.streamable(id, principal);
+      await server.connect(transport);
+      if (await replayInitialize(transport, storedInitialize(state))) return this.sessions.get(id);
+      await this.closeSession(id, { server, transport });
+      return undefined;
+    })().finally(() => this.restoring.delete(id));
+    this.restoring.set(id, restored);
+    return restored;
+  }
+
+  /** A 2025 session's server and transport, entered in the table once it is initialized. */
+  private streamable(
+    id: string,
+    principal: GatewayPrincipal,
+  ): { server: Server; transport: WebStandardStreamableHTTPServerTransport } {
+    const server = this.server(principal);
     const events = this.events.forSession(id);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -436,10 +477,21 @@ export class McpEndpoint {
       },
       onsessionclosed: () => this.forget(id),
     });
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody });
-    if (transport.sessionId === undefined) await this.closeSession(id, { server, transport });
-    return response;
+    return { server, transport };
+  }
+
+  /** Tells the other replicas of a session opened here; a store that fails leaves it local. */
+  private async recordOpened(
+    id: string,
+    principal: GatewayPrincipal,
+    kind: 'streamable' | 'sse',
+    state: unknown,
+  ): Promise<void> {
+    await this.options.placement
+      ?.opened({ id, principal: principal.id, kind, state })
+      .catch((error: unknown) =>
+        this.options.onerror?.(error instanceof Error ? error : new Error(String(error))),
+      );
   }
 
   private server(principal: GatewayPrincipal): Server {
@@ -464,6 +516,7 @@ export class McpEndpoint {
     const known = this.sessions.get(id);
     if (session === undefined || known === session) {
       this.sessions.delete(id);
+      if (known && !this.closing) this.options.placement?.closed(id);
       // As the SDK's server aborts its handlers when the session closes: the calls end upstream.
       if (known?.kind === 'streamable') {
         for (const call of known.fastCalls.values()) call.abort(new Error('The session closed.'));
@@ -527,18 +580,6 @@ export interface RequestSource {
 
 function sourceOf(request: Request): RequestSource {
   return { head: requestHead(request), request: () => request, signal: request.signal };
-}
-
-/** How many views' listen handlers are kept at once (see `listenHandler`). */
-const MAX_LISTEN_VIEWS = 256;
-
-/** Whether `body` is one `subscriptions/listen` request (2026-07-28: list changes on a stream). */
-function isListenRequest(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    (body as { method?: unknown }).method === 'subscriptions/listen'
-  );
 }
 
 // Unreachable with the security chain in front (it always passes a principal); allows nothing.

@@ -6,10 +6,12 @@ import type { Migration } from 'kysely';
 import { migration001Initial } from './001-initial.js';
 import { migration002GrantsTokens } from './002-grants-tokens.js';
 import { migration003Locks } from './003-locks.js';
+import { migration004Replicas } from './004-replicas.js';
 
 /** The migrations of this version of Switchboard, keyed by id. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': migration001Initial,
   '002-grants-tokens': migration002GrantsTokens,
   '003-locks': migration003Locks,
+  '004-replicas': migration004Replicas,
 };

@@ -17,6 +17,21 @@ describe('TokenBuckets', () => {
     expect(buckets.take('b').ok).toBe(true);
   });
 
+  it('grants its share of the burst and the rate: one of three replicas, a third', () => {
+    const clock = manualClock();
+    let share = 1 / 3;
+    const buckets = new TokenBuckets({ burst: 30, perSecond: 30, now: clock.now, share: () => share });
+    const granted = (n: number) =>
+      Array.from({ length: n }, () => buckets.take('a').ok).filter(Boolean).length;
+    expect(granted(20)).toBe(10);
+    clock.advance(1000);
+    expect(granted(20)).toBe(10);
+    // A burst split too thin still holds one token.
+    share = 1 / 100;
+    clock.advance(60_000);
+    expect(granted(5)).toBe(1);
+  });
+
   it('never refills past the burst', () => {
     const clock = manualClock();
     const buckets = new TokenBuckets({ burst: 2, perSecond: 100, now: clock.now });

@@ -259,10 +259,10 @@ describe('McpEndpoint 2024-11-05 SSE sessions', () => {
   it('answers on the stream, for the principal that opened it only', async () => {
     const e = start({ idleTtlMs: 60_000, max: 10 });
     const { reader, session } = await openSse(e);
-    expect(post(e, session, initializeBody(), bob).status).toBe(404);
-    expect(post(e, 'no-such-session', initializeBody()).status).toBe(404);
-    expect(post(e, null, initializeBody()).status).toBe(404);
-    expect(post(e, session, initializeBody()).status).toBe(202);
+    expect((await post(e, session, initializeBody(), bob)).status).toBe(404);
+    expect((await post(e, 'no-such-session', initializeBody())).status).toBe(404);
+    expect((await post(e, null, initializeBody())).status).toBe(404);
+    expect((await post(e, session, initializeBody())).status).toBe(202);
     expect((await reader.nextMessage()).message).toMatchObject({
       id: 1,
       result: { protocolVersion: '2025-11-25' },
@@ -276,7 +276,7 @@ describe('McpEndpoint 2024-11-05 SSE sessions', () => {
     const sse = await openSse(e);
     const streamable = await initialize(e); // the cap: the SSE session makes room
     expect(await sse.reader.next()).toBeUndefined();
-    expect(post(e, sse.session, initializeBody()).status).toBe(404);
+    expect((await post(e, sse.session, initializeBody())).status).toBe(404);
     const second = await openSse(e);
     expect(await ping(e, streamable)).toBe(404);
     now += 1_001;

@@ -1,6 +1,6 @@
 import { BoundedMemo } from '../../../core/bounded-memo.js';
 import { isLoopbackHost } from '../addresses.js';
-import type { Middleware } from '../context.js';
+import type { Middleware, RequestHead } from '../context.js';
 import { HttpError } from '../http-error.js';
 
 export interface HostOriginOptions {
@@ -10,6 +10,12 @@ export interface HostOriginOptions {
   readonly allowedHosts: readonly string[];
   /** Browser origins allowed besides loopback ones. */
   readonly allowedOrigins: readonly string[];
+  /**
+   * Requests another replica relayed here (docs/replicas.md): that replica checked their Host
+   * and Origin with the same settings, and its proof is nothing a browser can forge. The Host
+   * it relays may still name it (its own port), not this replica.
+   */
+  readonly exempt?: (head: RequestHead) => boolean;
 }
 
 /**
@@ -39,7 +45,9 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
   // judging one (parsing, loopback checks) costs more than the rest of this step.
   const hostVerdicts = new BoundedMemo<boolean>(256);
   const originVerdicts = new BoundedMemo<boolean>(256);
+  const exempt = options.exempt;
   return (ctx, next) => {
+    if (exempt?.(ctx.head)) return next();
     const host = ctx.head.header('host') ?? ctx.head.host;
     const port = ctx.localPort ?? options.port;
     const hostKey = `${port} ${host}`;

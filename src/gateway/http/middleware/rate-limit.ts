@@ -1,6 +1,6 @@
 import { BoundedMemo } from '../../../core/bounded-memo.js';
 import { rateLimitKey } from '../addresses.js';
-import type { GatewayContext, Middleware } from '../context.js';
+import type { GatewayContext, Middleware, RequestHead } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { TokenBuckets } from '../token-bucket.js';
 
@@ -13,6 +13,10 @@ export interface RateLimitOptions {
   readonly maxKeys?: number;
   /** Milliseconds; default `Date.now`. */
   readonly now?: () => number;
+  /** The part of the limit this process grants (token-bucket.ts); default all of it. */
+  readonly share?: () => number;
+  /** Requests this limit does not count (relayed by another replica, which counted them). */
+  readonly exempt?: (head: RequestHead) => boolean;
 }
 
 /**
@@ -26,6 +30,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     perSecond: options.perSecond,
     ...(options.maxKeys !== undefined && { maxKeys: options.maxKeys }),
     ...(options.now !== undefined && { now: options.now }),
+    ...(options.share !== undefined && { share: options.share }),
   });
   // Addresses' buckets by address: working one out parses the address, per request otherwise.
   const addressKeys = new BoundedMemo<string>(1024);
@@ -37,7 +42,9 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     return `${ctx.principal.kind}:${ctx.principal.id}`;
   };
   const whose = options.by === 'ip' ? 'this address' : 'this principal';
+  const exempt = options.exempt;
   return (ctx, next) => {
+    if (exempt?.(ctx.head)) return next();
     const result = buckets.take(keyOf(ctx));
     if (!result.ok) {
       throw new HttpError(
