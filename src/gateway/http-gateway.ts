@@ -5,6 +5,7 @@ import { createApiHandler } from './api/api-handler.js';
 import { watchGateway } from './gateway-gauges.js';
 import { LocalCredential, type LocalToken, newLocalToken } from './http/auth/local-token.js';
 import type { GatewayContext, GatewayLogger, RequestHead } from './http/context.js';
+import { HEALTH_PATH, healthRoute, READY_PATH } from './http/health-routes.js';
 import { localLogin } from './http/local-login.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
@@ -189,6 +190,7 @@ export async function startHttpGateway(
       ctx.principal?.kind !== 'local'
     )
       return localTokenRequired(local);
+    if (area === 'health') return healthRoute(pathname, method, host);
     if (area === 'api') return api.handle(ctx);
     if (area === 'metrics') return metricsRoute(method, options.metricsText);
     if (area === 'ui') return ui(ctx.request);
@@ -241,7 +243,7 @@ export async function startHttpGateway(
     ...(replicas && { rateShare: () => replicas.share }),
     isPublic: (pathname) => {
       const area = dashboardArea(pathname);
-      return area === 'ui' || area === 'root';
+      return area === 'ui' || area === 'root' || area === 'health';
     },
     ...(local && {
       local: {
@@ -308,8 +310,9 @@ class ContextSource implements RequestSource {
 }
 
 /** Which part of the dashboard a path belongs to; undefined for the MCP paths and anything else. */
-function dashboardArea(pathname: string): 'api' | 'ui' | 'media' | 'root' | 'metrics' | undefined {
+function dashboardArea(pathname: string): 'api' | 'ui' | 'media' | 'root' | 'metrics' | 'health' | undefined {
   if (pathname === '/') return 'root';
+  if (pathname === HEALTH_PATH || pathname === READY_PATH) return 'health';
   if (pathname === METRICS_PATH) return 'metrics';
   if (pathname === '/api' || pathname.startsWith('/api/')) return 'api';
   if (pathname === '/ui' || pathname.startsWith('/ui/')) return 'ui';

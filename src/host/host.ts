@@ -54,6 +54,7 @@ import type { MediaStore } from './media/media-store.js';
 import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
 import { missingTool } from './missing-names.js';
 import { fileServers, ServerRegistry } from './server-registry.js';
+import { whenSettled } from './settled.js';
 import type { SpawnLedger } from './supervisor/spawn-ledger.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
@@ -310,6 +311,16 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Gateway replicas sharing this store, and who owns which MCP session (docs/replicas.md). */
   get replicas(): ReplicaRepository {
     return this.store.replicas;
+  }
+
+  /**
+   * Resolves once every configured server has settled (none connecting or reconnecting) and
+   * the catalog holds what they listed, or after `timeoutMs`, whichever comes first. A
+   * gateway's first lists wait for it, so a client that lists once right after start sees the
+   * servers still coming up (readiness, `/readyz`, asks the same). Never rejects.
+   */
+  settled(timeoutMs: number): Promise<boolean> {
+    return whenSettled(this.supervisor, this.keeper, timeoutMs);
   }
 
   // ---- catalog and calls ---------------------------------------------------------------------

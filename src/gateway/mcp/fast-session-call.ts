@@ -22,6 +22,7 @@ import { checkInputCaps } from './input-caps.js';
 import { atLeast } from './log-levels.js';
 import { type GatewayPrincipal, servedTools } from './served-catalog.js';
 import type { SettledCall } from './settled-call.js';
+import { startState } from './startup-wait.js';
 import { unservedTool } from './unserved.js';
 import { errorResult, toProtocolError } from './upstream-calls.js';
 import { jsonRpcErrorMessage, plainToolResult, resultMessageText } from './wire-result.js';
@@ -211,6 +212,8 @@ export function fastSessionCall(options: FastToolCallOptions): FastSessionCall {
     );
     const entry = served.get(call.name);
     if (!entry) {
+      // While the servers are still coming up, the full path waits for them (startup-wait.ts).
+      if (!startState(host).done) return FULL_PATH;
       const view = { principal: scope.principal, naming: options.naming, expose: options.exposeTools };
       const error = unservedTool(host, view, call.name);
       return new SessionStream(scope).whole(jsonRpcErrorMessage(call.id, error));

@@ -20,6 +20,7 @@ import { checkInputCaps } from './input-caps.js';
 import type { GatewayPrincipal } from './served-catalog.js';
 import { servedTools } from './served-catalog.js';
 import type { SettledCall } from './settled-call.js';
+import { startState } from './startup-wait.js';
 import { unservedTool } from './unserved.js';
 import { errorResult, toProtocolError } from './upstream-calls.js';
 import {
@@ -106,6 +107,8 @@ export function fastToolCall(options: FastToolCallOptions): FastToolCall {
       call.name,
     );
     if (!entry) {
+      // While the servers are still coming up, the full path waits for them (startup-wait.ts).
+      if (!startState(host).done) return undefined;
       const view = { principal, naming: options.naming, expose: options.exposeTools };
       return fail(call.id, unservedTool(host, view, call.name));
     }

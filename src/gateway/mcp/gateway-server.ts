@@ -30,6 +30,7 @@ import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from
 import { registerResourceRoutes } from './resource-routes.js';
 import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
+import { untilStarted } from './startup-wait.js';
 import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer } from './task-routes.js';
 import { unservedPrompt, unservedTool } from './unserved.js';
 import {
@@ -197,15 +198,19 @@ function registerToolRoutes(
   tools: () => Map<string, CatalogTool>,
 ): void {
   const { host, principal } = options;
-  server.setRequestHandler('tools/list', (_request, ctx) => ({
-    tools: listedTools(tools(), callerDeclaresApps(server, ctx)),
-  }));
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    // The first lists wait for the servers still coming up (startup-wait.ts).
+    await untilStarted(host);
+    return { tools: listedTools(tools(), callerDeclaresApps(server, ctx)) };
+  });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const settled = settledCallOf(ctx);
     if (settled) return answerSettled(options, ctx, { name, args, settled });
+    // A name not served yet, while the servers are still coming up, is looked up once they are.
+    if (!tools().has(name)) await untilStarted(host);
     const served = tools().get(name);
     // An app-only tool is not there for a client that does not speak MCP Apps (app-routes.ts).
     const entry = served && callableBy(served, callerDeclaresApps(server, ctx)) ? served : undefined;
@@ -265,10 +270,12 @@ function registerPromptRoutes(
     naming: options.naming,
     keep: exposeFilter(options.expose.prompts),
   };
-  server.setRequestHandler('prompts/list', () => ({
-    prompts: [...prompts()].map(([name, p]) => ({ ...p.prompt, name })),
-  }));
+  server.setRequestHandler('prompts/list', async () => {
+    await untilStarted(host);
+    return { prompts: [...prompts()].map(([name, p]) => ({ ...p.prompt, name })) };
+  });
   server.setRequestHandler('prompts/get', async (request, ctx) => {
+    if (!prompts().has(request.params.name)) await untilStarted(host);
     const found = prompts().get(request.params.name);
     if (!found) throw unservedPrompt(host, promptView, request.params.name);
     const args = request.params.arguments ?? {};

@@ -12,6 +12,7 @@ import { contentsAsServed } from './exposed-resources.js';
 import { type InputLimits, refuseOversized } from './input-caps.js';
 import { isOwnResourceUri, ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
 import { type Served, servedResources } from './served-catalog.js';
+import { untilStarted } from './startup-wait.js';
 import { unservedResource } from './unserved.js';
 import { forwarded } from './upstream-calls.js';
 
@@ -81,7 +82,8 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
     return (uri: string) => !hide || !isAppUri(uri);
   };
 
-  server.setRequestHandler('resources/list', (_request, ctx) => {
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
+    await untilStarted(deps.host);
     const show = shown(ctx);
     return {
       resources: [
@@ -92,7 +94,8 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
       ],
     };
   });
-  server.setRequestHandler('resources/templates/list', (_request, ctx) => {
+  server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
+    await untilStarted(deps.host);
     const show = shown(ctx);
     return {
       resourceTemplates: [

@@ -105,6 +105,11 @@ export class CatalogKeeper {
     void run.finally(() => this.running.delete(run));
   }
 
+  /** Resolves once no rebuild is under way (those started meanwhile included; bounded). */
+  async idle(): Promise<void> {
+    for (let round = 0; round < 100 && this.running.size > 0; round++) await Promise.all([...this.running]);
+  }
+
   /** Lets the rebuilds under way finish, then starts no more (before the store closes). */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -230,9 +230,16 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Resolves once no server is connecting or reconnecting (or the time is up). */
-  async settled(timeoutMs: number): Promise<readonly ServerSnapshot[]> {
-    const busy = () => this.snapshot().some((s) => s.state === 'connecting' || s.state === 'reconnecting');
+  /**
+   * Resolves once no server is connecting or reconnecting (or the time is up); `stillComing`
+   * narrows what counts as not settled yet (default: any connecting or reconnecting server).
+   */
+  async settled(
+    timeoutMs: number,
+    stillComing: (snap: ServerSnapshot) => boolean = (s) =>
+      s.state === 'connecting' || s.state === 'reconnecting',
+  ): Promise<readonly ServerSnapshot[]> {
+    const busy = () => this.snapshot().some(stillComing);
     if (!busy()) return this.snapshot();
     return new Promise((resolve) => {
       const done = () => {

@@ -53,6 +53,12 @@ const outcomes: string[] = [];
 const settledIds = new Set<string | number>();
 /** Ids of the offered calls that are over (the scope's `finished` was called). */
 const finished = new Set<string | number>();
+/**
+ * Ids of the calls the fast path answered only after STREAM_AFTER_MS (witnessed by the spy):
+ * on a loaded machine a quick call can run that long, and is then rightly answered as a
+ * stream; the cases judge the form by this, not by an assumption about the machine's speed.
+ */
+const late = new Set<string | number>();
 
 /** An endpoint over `host`, with the session fast path (spied on) or without it. */
 function endpoint(options: { fast: boolean }): McpEndpoint {
@@ -66,6 +72,7 @@ function endpoint(options: { fast: boolean }): McpEndpoint {
   });
   const spy: FastSessionCall = async (call, scope) => {
     let settled = false;
+    const started = performance.now();
     const answer = await real(call, {
       ...scope,
       fullPath: (how) => {
@@ -78,6 +85,7 @@ function endpoint(options: { fast: boolean }): McpEndpoint {
         scope.finished();
       },
     });
+    if (performance.now() - started >= STREAM_AFTER_MS) late.add(call.id);
     outcomes.push(answer === undefined ? 'declined' : settled ? 'settled' : 'fast');
     return answer;
   };
@@ -104,14 +112,14 @@ async function both(
   body: (id: number) => unknown,
   on: { fast: Session; full: Session } = { fast: fastSession, full: fullSession },
   headers: Record<string, string> = {},
-): Promise<{ viaFast: Answer; seen: string[]; viaFull: Answer }> {
+): Promise<{ viaFast: Answer; seen: string[]; viaFull: Answer; late: boolean }> {
   const id = nextId++;
   const before = outcomes.length;
   const viaFast = await readAnswer(await post(on.fast, body(id), headers));
   const seen = outcomes.slice(before);
   const viaFull = await readAnswer(await post(on.full, body(id), headers));
   expect(outcomes.slice(before)).toEqual(seen);
-  return { viaFast, seen, viaFull };
+  return { viaFast, seen, viaFull, late: late.has(id) };
 }
 
 /** The count of `tools/call` requests the kitchen has received. */
@@ -174,7 +182,7 @@ describe('a 2025-11-25 session: the fast path against the SDK, same requests', (
   for (const [what, tool, args, like] of cases) {
     const path = settled.has(tool) ? 'settled' : 'fast';
     it(`answers ${what} as the SDK does (${path})`, async () => {
-      const { viaFast, seen, viaFull } = await both((id) => toolCallBody(id, tool, args));
+      const { viaFast, seen, viaFull, late: ranLong } = await both((id) => toolCallBody(id, tool, args));
       expect(seen).toEqual([path]);
       expect(viaFast.messages).toEqual(viaFull.messages);
       expect(viaFast.messages).toEqual([expect.objectContaining({ jsonrpc: '2.0' })]);
@@ -184,7 +192,10 @@ describe('a 2025-11-25 session: the fast path against the SDK, same requests', (
       expect(viaFast.status).toBe(200);
       expect(viaFast.sessionId).toBe(fastSession.id);
       expect(viaFull.text).toMatch(PRIMED_ANSWER);
-      if (path === 'fast') {
+      if (path === 'fast' && ranLong) {
+        // It ran past STREAM_AFTER_MS (a loaded machine): its stream was opened, as designed.
+        expect(viaFast.headers['content-type']).toBe('text/event-stream');
+      } else if (path === 'fast') {
         // The wire: the message alone as JSON, with the headers of the SDK's JSON answers.
         expect(viaFast.headers).toEqual({ 'content-type': 'application/json' });
         expect(viaFast.text).toBe(JSON.stringify(viaFast.messages[0]));
@@ -296,10 +307,15 @@ describe('a 2025-06-18 session', () => {
 
   it('gets the answer of a quick call as JSON, the message the SDK sends', async () => {
     const on = await older();
-    const { viaFast, seen, viaFull } = await both((id) => toolCallBody(id, 'echo', { text: 'older' }), on);
+    const {
+      viaFast,
+      seen,
+      viaFull,
+      late: ranLong,
+    } = await both((id) => toolCallBody(id, 'echo', { text: 'older' }), on);
     expect(seen).toEqual(['fast']);
     expect(viaFast.messages).toEqual(viaFull.messages);
-    expect(viaFast.headers).toEqual({ 'content-type': 'application/json' });
+    expect(viaFast.headers).toEqual({ 'content-type': ranLong ? 'text/event-stream' : 'application/json' });
     expect(viaFast.sessionId).toBe(on.fast.id);
     expect(viaFull.text).toMatch(UNPRIMED_ANSWER);
   });
@@ -324,9 +340,12 @@ describe('the form of a quick answer', () => {
     const around = probe.text.length + String(nextId + 1).length - String(nextId).length;
     const atBound = JSON_ANSWER_MAX_CHARS - around;
     nextId++;
-    const at = await readAnswer(await post(fastSession, toolCallBody(nextId++, 'large', { chars: atBound })));
-    expect(at.headers['content-type']).toBe('application/json');
-    expect(at.text).toHaveLength(JSON_ANSWER_MAX_CHARS);
+    const atId = nextId++;
+    const at = await readAnswer(await post(fastSession, toolCallBody(atId, 'large', { chars: atBound })));
+    if (!late.has(atId)) {
+      expect(at.headers['content-type']).toBe('application/json');
+      expect(at.text).toHaveLength(JSON_ANSWER_MAX_CHARS);
+    }
     const over = await readAnswer(
       await post(fastSession, toolCallBody(nextId++, 'large', { chars: atBound + 1 })),
     );
