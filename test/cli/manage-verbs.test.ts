@@ -85,7 +85,8 @@ describe('switchboard add', () => {
       { kind: 'http', url: 'http://127.0.0.1:10/mcp', headers: {} },
     ]);
     expect((await loadConfigFile(two.userFile)).servers.map((s) => s.name)).toEqual(['web']);
-  });
+    // Its CLI runs, some in parallel, took over 30 s with the whole suite on two cores.
+  }, 90_000);
 });
 
 describe('switchboard enable / disable', () => {

@@ -24,9 +24,11 @@ const startups = new WeakMap<Host, Startup>();
 function startupOf(host: Host, timeoutMs: number): Startup {
   let startup = startups.get(host);
   if (!startup) {
+    // Asked first long after the start (a gateway made on a host that is up): over at once.
+    const up = !host.servers().some((s) => s.state === 'connecting' && s.error === undefined);
     const made: Startup = {
-      done: false,
-      settled: false,
+      done: up,
+      settled: up,
       wait: host.settled(timeoutMs).then((settled) => {
         made.done = true;
         made.settled = settled;
