@@ -5,7 +5,7 @@ import { UriTemplate } from '@modelcontextprotocol/client';
 
 /**
  * Which resources an agent may read: a model picks the URI, and a URI is only text, so a
- * model talked into `file:///etc/shadow` or `file:///work/../../home/me/.ssh/id_rsa` must not
+ * model talked into `file:///etc/shadow` or `file:///srv/project/../../home/me/.ssh/id_rsa` must not
  * get a server to read it. A read is allowed when
  *  - the server listed that URI, or it matches one of the server's resource templates
  *    (RFC 6570, as the server declared them): an unlisted URI is refused;
