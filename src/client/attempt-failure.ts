@@ -3,6 +3,7 @@ import type { SwitchboardError } from '../core/errors.js';
 import { classifyConnectFailure, type StdoutNoise } from './connect-errors.js';
 import type { EraPlan } from './era.js';
 import { HttpTransport } from './transports/http.js';
+import { SseTransport } from './transports/sse.js';
 import { StdioTransport } from './transports/stdio.js';
 import { networkRefusal } from './upstream-transport.js';
 
@@ -37,7 +38,7 @@ export function attemptFailure(input: {
       stderrTail: transport.recentStderr,
       stdoutNoise: input.stdoutNoise,
     }),
-    ...(transport instanceof HttpTransport &&
+    ...((transport instanceof HttpTransport || transport instanceof SseTransport) &&
       transport.lastFailure && { httpFailure: transport.lastFailure }),
   });
 }

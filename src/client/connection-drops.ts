@@ -1,6 +1,7 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../core/errors.js';
 import { HttpTransport } from './transports/http.js';
+import { SseTransport } from './transports/sse.js';
 import { StdioTransport } from './transports/stdio.js';
 
 /**
@@ -44,7 +45,10 @@ export class ConnectionDrops {
 function disconnectError(server: string, transport: Transport): SwitchboardError {
   const exit = transport instanceof StdioTransport ? transport.exitInfo : undefined;
   const reason = transport instanceof StdioTransport ? transport.closeReason : undefined;
-  const lost = transport instanceof HttpTransport ? transport.lostReason : undefined;
+  const lost =
+    transport instanceof HttpTransport || transport instanceof SseTransport
+      ? transport.lostReason
+      : undefined;
   const how = reason
     ? `: ${reason.text}`
     : exit

@@ -68,6 +68,7 @@ export type {
 } from './server-requests.js';
 export { declineElicitation } from './server-requests.js';
 export type { TaskInfo, TaskStatus } from './task-runner.js';
-export { createSseTransport, HttpTransport } from './transports/http.js';
+export { HttpTransport } from './transports/http.js';
+export { SseTransport } from './transports/sse.js';
 export type { StdioTransportOptions } from './transports/stdio.js';
 export { StdioTransport } from './transports/stdio.js';

@@ -14,8 +14,9 @@ import {
   type RefusalWitness,
   witnessRefusals,
 } from './transports/guarded-fetch.js';
-import { createSseTransport, HttpTransport } from './transports/http.js';
+import { HttpTransport } from './transports/http.js';
 import { buildChildEnv } from './transports/safe-env.js';
+import { SseTransport } from './transports/sse.js';
 import { type SpawnRecorder, type StdioSandbox, StdioTransport } from './transports/stdio.js';
 
 /**
@@ -108,7 +109,10 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
       fetchMiddleware: (next: FetchLike) => oauthFetch(session, next),
     }),
   };
-  const transport = options.sse || t.kind === 'sse' ? createSseTransport(http) : new HttpTransport(http);
+  const transport =
+    options.sse || t.kind === 'sse'
+      ? new SseTransport({ ...http, endpointTimeoutMs: config.timeouts.connectMs })
+      : new HttpTransport(http);
   if (guarded && witness) {
     witnesses.set(transport, witness);
     closeWith(transport, guarded);

@@ -31,7 +31,7 @@ export const SSE_FAULTS: readonly SseFault[] = [
   },
   {
     id: 'sse-endpoint-never-sent',
-    knownDefect: "the SDK's SSEClientTransport waits for the endpoint event past the connect timeout",
+
     transport: 'sse',
     class: 'hanging-initialize',
     promise:
@@ -44,7 +44,7 @@ export const SSE_FAULTS: readonly SseFault[] = [
   },
   {
     id: 'sse-killed-mid-call',
-    knownDefect: "the SDK's SSE transport reconnects its EventSource and never fails the pending call",
+
     transport: 'sse',
     class: 'crash-mid-call',
     promise: 'A legacy SSE server that dies (every socket reset) with a call pending fails it at once.',
@@ -53,7 +53,7 @@ export const SSE_FAULTS: readonly SseFault[] = [
   },
   {
     id: 'sse-stream-ends-mid-call',
-    knownDefect: "the SDK's SSE transport reconnects its EventSource and never fails the pending calls",
+
     transport: 'sse',
     class: 'sse-stream',
     promise: 'The event stream ending (FIN) while calls are pending fails them at once.',
@@ -68,7 +68,7 @@ export const SSE_FAULTS: readonly SseFault[] = [
   },
   {
     id: 'sse-stream-reset-mid-call',
-    knownDefect: "the SDK's SSE transport reconnects its EventSource and never fails the pending call",
+
     transport: 'sse',
     class: 'connection-reset',
     promise: 'The event stream reset while a call is pending fails it at once.',
@@ -110,7 +110,7 @@ export const SSE_FAULTS: readonly SseFault[] = [
   },
   {
     id: 'sse-malformed-answer',
-    knownDefect: "the SDK's SSE transport drops a malformed answer, so the call waits for its timeout",
+
     transport: 'sse',
     class: 'malformed-answer',
     promise: 'A malformed answer (result not an object) fails its call at once, not at the timeout.',

@@ -4,7 +4,6 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
-  SSEClientTransport,
   StreamableHTTPClientTransport,
   type StreamableHTTPClientTransportOptions,
   type TransportSendOptions,
@@ -290,22 +289,4 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: unknown } | null)?.cause;
   return cause instanceof Error ? `${describeError(error)} (${cause.message})` : describeError(error);
-}
-
-/** The legacy HTTP+SSE transport (2024-11-05 servers): the SDK's, with our headers and token. */
-export function createSseTransport(options: HttpTransportOptions): SSEClientTransport {
-  const wire = options.fetch ?? fetch;
-  return new SSEClientTransport(new URL(options.url), {
-    ...(options.sdk?.authProvider && { authProvider: options.sdk.authProvider }),
-    // The POSTs go through `fetch`, the event stream through `eventSourceInit.fetch`.
-    ...(options.fetch && { fetch: options.fetch }),
-    requestInit: { headers: { ...options.headers } },
-    eventSourceInit: {
-      fetch: (url, init) => {
-        const headers = new Headers(init?.headers);
-        for (const [k, v] of Object.entries(options.headers)) headers.set(k, v);
-        return wire(url, { ...init, headers });
-      },
-    },
-  });
 }
