@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kitchenSinkBin, misbehavingBin } from '../fixtures/paths.js';
+import { everythingBin } from '../helpers/servers.js';
 import { type RawFixture, spawnRaw } from '../fixtures/test-support.js';
 
 /**
@@ -59,6 +60,9 @@ beforeAll(async () => {
   await project('loops', {
     servers: { loopy: { command: process.execPath, args: [misbehavingBin, '--mode', 'pages-cursor-cycle'] } },
   });
+  await project('everything', {
+    servers: { everything: { command: process.execPath, args: [everythingBin, 'stdio'] } },
+  });
 });
 
 afterAll(async () => {
@@ -86,7 +90,7 @@ interface Run {
  * drops lines typed while nothing is asked); `stdin` is written at once and closed.
  */
 function sb(
-  name: 'auto' | 'ask' | 'loops',
+  name: 'auto' | 'ask' | 'loops' | 'everything',
   args: readonly string[],
   options: { stdin?: string; answers?: readonly [prompt: string, line: string][] } = {},
 ): Promise<Run> {
@@ -487,5 +491,23 @@ describe('switchboard prompts and prompt', () => {
     });
     expect(missing.code).toBe(2);
     expect(missing.json().error.message).toBe('kitchen.greet needs name: greet(name).');
+  });
+});
+
+describe('one-shot verbs against server-everything', () => {
+  // The published server sends requests and notifications of its own while the CLI closes; an
+  // answer the SDK could no longer send once the transport stopped was printed as a warning.
+  it('leave stderr quiet: no transport noise from the close', { timeout: 120_000 }, async () => {
+    const runs = [
+      await sb('everything', ['call', '--yes', 'everything.echo', 'message=hi']),
+      await sb('everything', ['tools']),
+      await sb('everything', ['resources']),
+      await sb('everything', ['prompts']),
+    ];
+    expect(runs[0]?.out).toContain('Echo: hi');
+    for (const run of runs) {
+      expect(run.code, run.err).toBe(0);
+      expect(run.err).not.toMatch(/Failed to send|not running|\[lifecycle\]|transport:/);
+    }
   });
 });
