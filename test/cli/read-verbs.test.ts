@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kitchenSinkBin, misbehavingBin } from '../fixtures/paths.js';
-import { everythingBin } from '../helpers/servers.js';
 import { type RawFixture, spawnRaw } from '../fixtures/test-support.js';
+import { everythingBin } from '../helpers/servers.js';
 
 /**
  * The read verbs end to end: the CLI as a real child process against the kitchen-sink

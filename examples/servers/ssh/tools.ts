@@ -3,71 +3,15 @@
  * which reads this round's elicitation answers, turns a question the call needs answered into
  * an input request, and an `SshError` into an error result that names its code.
  */
-import {
-  type CallToolResult,
-  type InputRequiredResult,
-  inputRequired,
-  inputResponse,
-  type McpServer,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AliasSchema, checkAliasName } from './aliases.js';
-import { type Answers, InputNeeded, type Question } from './asks.js';
 import type { ExecResult } from './connection.js';
 import { SshError } from './errors.js';
 import { checkRequest, runCommand } from './run-command.js';
 import type { Sessions } from './sessions.js';
+import { respond, Target, text } from './tool-kit.js';
 import { download, type TransferReport, upload } from './transfer.js';
-
-type Result = CallToolResult | InputRequiredResult;
-
-const text = (value: string, structured?: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: value }],
-  ...(structured !== undefined && { structuredContent: structured }),
-});
-
-function answersOf(ctx: ServerContext): Answers {
-  return (key) => {
-    const view = inputResponse(ctx.mcpReq.inputResponses, key);
-    if (view.kind !== 'elicit') return { kind: 'missing' };
-    if (view.action !== 'accept') return { kind: 'declined' };
-    return { kind: 'accepted', content: view.content ?? {} };
-  };
-}
-
-function askFor(question: Question): InputRequiredResult {
-  const { field } = question;
-  // One field per question. A secret's name ("password", "passphrase") is what marks it for
-  // masking: the elicitation schema of MCP has no `format: "password"` (2025-06-18, "Requested
-  // Schema" allows email, uri, date, date-time only).
-  const property =
-    field.kind === 'secret'
-      ? { type: 'string' as const, title: field.title, minLength: 1 }
-      : { type: 'boolean' as const, title: field.title, default: false };
-  return inputRequired({
-    inputRequests: {
-      [question.key]: inputRequired.elicit({
-        message: question.message,
-        requestedSchema: { type: 'object', properties: { [field.name]: property }, required: [field.name] },
-      }),
-    },
-  });
-}
-
-async function respond(
-  ctx: ServerContext,
-  run: (answers: Answers) => Promise<CallToolResult>,
-): Promise<Result> {
-  try {
-    return await run(answersOf(ctx));
-  } catch (error) {
-    if (error instanceof InputNeeded) return askFor(error.question);
-    if (error instanceof SshError)
-      return { ...text(`${error.code}: ${error.message}`, { error: error.code }), isError: true };
-    throw error;
-  }
-}
 
 function describeExec(result: ExecResult): string {
   const lines = [
@@ -92,8 +36,6 @@ function describeTransfer(verb: string, report: TransferReport): string {
       : '';
   return `${verb} ${report.files} file(s), ${report.directories} folder(s), ${report.bytes} bytes to ${report.destination}.${skipped}`;
 }
-
-const Target = z.string().trim().min(1).max(320).describe('An alias name, or user@host[:port].');
 
 /** Registers every tool on `server`, all sharing `sessions`. */
 export function registerSshTools(server: McpServer, sessions: Sessions): void {
