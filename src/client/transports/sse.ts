@@ -134,7 +134,7 @@ export class SseTransport extends SSEClientTransport {
           reject(
             new SdkError(
               SdkErrorCode.RequestTimeout,
-              `no endpoint event within ${this.endpointTimeoutMs} ms`,
+              `no endpoint event within ${this.endpointTimeoutMs} ms: the event stream opened but never named the URL to post messages to. Check that the URL is the server's legacy SSE endpoint (often /sse); a Streamable HTTP server needs "transport": "http", not "sse"`,
             ),
           ),
         this.endpointTimeoutMs,
