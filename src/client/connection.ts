@@ -44,6 +44,7 @@ import {
 } from './server-requests.js';
 import { runCallAsTask, shouldRunAsTask, untunnelTaskResult } from './tool-tasks.js';
 import { HttpTransport } from './transports/http.js';
+import { SseTransport } from './transports/sse.js';
 import { TypedEmitter } from './typed-emitter.js';
 
 /**
@@ -394,15 +395,19 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
 
   /**
    * HTTP 404 on a request that carried a legacy session id: the session expired (spec:
-   * re-initialize). A new session is started once, and the request goes again.
+   * re-initialize). A new session is started once, and the request goes again. A legacy
+   * HTTP+SSE server answers 404 to a POST of a session it forgot (a restart behind a
+   * balancer, an expiry): the 2024-11-05 spec says nothing of it, and a 404 means the message
+   * was not taken, so it is recovered the same way (a new event stream and initialize).
    */
   private async recover(error: SwitchboardError, client: Client): Promise<boolean> {
+    const transport = this.transport;
     const expired =
       error.code === 'UPSTREAM_HTTP' &&
       error.details.status === 404 &&
       client === this.client &&
-      this.transport instanceof HttpTransport &&
-      this.transport.sessionId !== undefined;
+      ((transport instanceof HttpTransport && transport.sessionId !== undefined) ||
+        transport instanceof SseTransport);
     if (!expired) return false;
     await this.reinitialize(client);
     return true;

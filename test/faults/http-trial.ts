@@ -65,6 +65,10 @@ export async function runHttpFault(fault: HttpFault): Promise<void> {
     restart: async () => {
       server.kill('reset');
       await server.close();
+      // A real restart takes at least a process start, and the client's sockets see the resets
+      // meanwhile. Here the new server listens within the same turn of the event loop, before
+      // the client could read them: a timer lets its poll phase run first, as any restart does.
+      await new Promise((resolve) => setTimeout(resolve, 10));
       const port = Number(new URL(url).port);
       server = await startMisbehavingHttp({ ...fault.start.server, port });
       return server;
@@ -85,8 +89,9 @@ export async function runHttpFault(fault: HttpFault): Promise<void> {
 
 /** How a legacy HTTP+SSE row starts its server. */
 export interface SseStart {
-  readonly server: MisbehavingSseOptions;
+  readonly server: Omit<MisbehavingSseOptions, 'port'>;
   readonly connectS?: number;
+  readonly listPageCap?: number;
   readonly refused?: boolean;
 }
 
@@ -94,33 +99,54 @@ export interface SseStart {
 export interface SseTrial {
   readonly name: string;
   readonly conn: Connection;
-  readonly server: MisbehavingSseHandle;
+  readonly logs: LogEntry[];
+  /** The server now (a restart replaces it). */
+  server(): MisbehavingSseHandle;
+  /** Kills the server as a crash would and starts a fresh one (no sessions) on the same port. */
+  restart(): Promise<MisbehavingSseHandle>;
 }
 
 export type SseFault = Fault<SseStart, SseTrial>;
 
 /** Runs one legacy HTTP+SSE row. */
 export async function runSseFault(fault: SseFault): Promise<void> {
-  const server = await startMisbehavingSse(fault.start.server);
+  let server = await startMisbehavingSse(fault.start.server);
+  const url = server.url;
   if (fault.start.refused) await server.close();
+  const logs: LogEntry[] = [];
   const conn = new Connection({
     config: normalizeServerEntry({
       name: fault.id,
-      url: server.url,
+      url,
       transport: 'sse',
       timeouts: { request: REQUEST_TIMEOUT_S, connect: fault.start.connectS ?? REQUEST_TIMEOUT_S },
     }),
     eraStore: new MemoryEraVerdictStore(),
+    onLog: (entry) => logs.push(entry),
+    ...(fault.start.listPageCap !== undefined && { listPageCap: fault.start.listPageCap }),
   });
+  const trial: SseTrial = {
+    name: fault.id,
+    conn,
+    logs,
+    server: () => server,
+    restart: async () => {
+      server.kill();
+      await server.close();
+      // As in runHttpFault: the client reads the resets before the new server listens.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      server = await startMisbehavingSse({ ...fault.start.server, port: Number(new URL(url).port) });
+      return server;
+    },
+  };
   let closeMs = 0;
   try {
-    await fault.judge({ name: fault.id, conn, server });
+    await fault.judge(trial);
   } finally {
     const closing = performance.now();
     await conn.close();
     closeMs = performance.now() - closing;
     if (!fault.start.refused) await server.close();
   }
-  // close() is bounded even against a server that holds its responses open.
   expect(closeMs, 'close() took too long').toBeLessThan(5000);
 }

@@ -14,6 +14,7 @@ const ALL = [...STDIO_FAULTS, ...HTTP_FAULTS, ...SSE_FAULTS];
 const NOT_ON: Partial<Record<FaultTransport, readonly FaultClass[]>> = {
   http: ['held-pipe', 'daemon', 'ignored-sigterm', 'stdout-closed', 'framing'],
   stdio: ['http-status', 'connection-reset', 'sse-stream', 'session'],
+  sse: ['held-pipe', 'daemon', 'ignored-sigterm', 'stdout-closed'],
 };
 
 describe('the fault matrix', () => {
@@ -29,6 +30,7 @@ describe('the fault matrix', () => {
   it.each([
     ['stdio', STDIO_FAULTS],
     ['http', HTTP_FAULTS],
+    ['sse', SSE_FAULTS],
   ] as const)('covers every class that applies to %s', (transport, table) => {
     expect(table.every((f) => f.transport === transport)).toBe(true);
     const covered = new Set(table.filter((f) => f.knownDefect === undefined).map((f) => f.class));
