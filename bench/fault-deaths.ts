@@ -11,6 +11,7 @@ import { isSwitchboardError } from '../src/core/errors.js';
 import { normalizeServerEntry, type RawServerEntry } from '../src/core/server-config.js';
 import { Host } from '../src/host/host.js';
 import { type MisbehavingHttpHandle, startMisbehavingHttp } from '../test/fixtures/misbehaving-http.js';
+import { startMisbehavingSse } from '../test/fixtures/misbehaving-sse.js';
 import { misbehavingBin } from '../test/fixtures/paths.js';
 
 /**
@@ -22,7 +23,14 @@ import { misbehavingBin } from '../test/fixtures/paths.js';
  */
 
 /** The ways a server runs and dies. */
-export const DEATH_TARGETS = ['stdio', 'sh -c', 'pipe-holder', 'http json', 'http sse'] as const;
+export const DEATH_TARGETS = [
+  'stdio',
+  'sh -c',
+  'pipe-holder',
+  'http json',
+  'http sse',
+  'legacy sse',
+] as const;
 export type DeathTarget = (typeof DEATH_TARGETS)[number];
 
 export interface DeathOptions {
@@ -114,6 +122,22 @@ async function httpVictim(target: 'http json' | 'http sse', trial: number): Prom
   };
 }
 
+/** A legacy HTTP+SSE (2024-11-05) server: every answer rides its one event stream. */
+async function legacySseVictim(): Promise<Victim> {
+  const server = await startMisbehavingSse();
+  return {
+    entry: { url: server.url, transport: 'sse' },
+    reached: (count) =>
+      until(
+        () => (server.requests['tools/call'] ?? 0) >= count,
+        10_000,
+        `${count} calls to reach the SSE server`,
+      ),
+    arm: async () => () => server.kill(),
+    close: () => server.close(),
+  };
+}
+
 /** Polls `done` every 5 ms until it holds, for at most `ms`. */
 async function until(done: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = performance.now() + ms;
@@ -124,6 +148,7 @@ async function until(done: () => boolean, ms: number, what: string): Promise<voi
 }
 
 function victim(target: DeathTarget, trial: number, options: DeathOptions): Promise<Victim> {
+  if (target === 'legacy sse') return legacySseVictim();
   return target === 'http json' || target === 'http sse'
     ? httpVictim(target, trial)
     : stdioVictim(target, options);
@@ -275,9 +300,12 @@ export async function measureDeaths(target: DeathTarget, options: DeathOptions):
       figures.connection.push(await viaConnection(target, trial, options));
       figures.host.push(await viaHost(host, target, trial, options));
       figures.baseline.push(
-        target.startsWith('http')
-          ? await fetchBaseline(target, options.calls, trial)
-          : await childBaseline(target, options),
+        target === 'legacy sse'
+          ? // One event stream carries every answer: its break is what Node alone sees.
+            await fetchBaseline('http sse', 1, trial)
+          : target.startsWith('http')
+            ? await fetchBaseline(target, options.calls, trial)
+            : await childBaseline(target, options),
       );
     }
   } finally {

@@ -3,7 +3,8 @@
  * what is left of the processes after connect/close cycles and after a host's SIGKILL.
  *
  * 1. For a stdio server, one run through `sh -c '… & wait'` (the shell holds the pipes), one
- *    whose helper holds its pipes, and Streamable HTTP answering in JSON and in SSE: ms from
+ *    whose helper holds its pipes, Streamable HTTP answering in JSON and in SSE, and legacy
+ *    HTTP+SSE (2024-11-05, every answer on one event stream): ms from
  *    the server's death (taken just before our SIGKILL, or when its sockets were destroyed)
  *    to the failure of the first and of the last of `--calls` pending calls, through a bare
  *    `Connection` and through a `Host`. Baseline: the same death seen by Node alone (a
@@ -86,8 +87,9 @@ async function deaths(): Promise<void> {
     "   baseline: stdio, pipe-holder: a plain Node child SIGKILLed → its exit event; sh -c: the same under the shell → the shell's exit;",
   );
   console.log(
-    `   HTTP: ${CALLS} fetches pending on a plain node:http server whose sockets are destroyed → the last failure`,
+    `   HTTP: ${CALLS} fetches pending on a plain node:http server whose sockets are destroyed → the last failure;`,
   );
+  console.log('   legacy sse: one event stream (a fetch) on such a server → its failure');
 }
 
 async function cycles(): Promise<void> {
