@@ -238,6 +238,30 @@ export const HTTP_FAULTS: readonly HttpFault[] = [
     judge: async (t) => void (await oneCallFails(t, 'html-page', {}, ['UPSTREAM_PROTOCOL', 'UPSTREAM_HTTP'])),
   },
   {
+    id: 'http-202-for-request',
+    transport: 'http',
+    class: 'malformed-answer',
+    promise:
+      'A request answered with 202 Accepted and no body (as a notification is) fails at once with UPSTREAM_PROTOCOL; the connection stays.',
+    start: start({ mode: 'json' }),
+    judge: async (t) => {
+      const error = await oneCallFails(t, 'accepted', {}, ['UPSTREAM_PROTOCOL']);
+      expect(error.message).toContain('202');
+    },
+  },
+  {
+    id: 'http-json-answers-another-id',
+    transport: 'http',
+    class: 'malformed-answer',
+    promise:
+      'A JSON body that answers another id and not the request fails it at once with UPSTREAM_PROTOCOL; the connection stays.',
+    start: start({ mode: 'json' }),
+    judge: async (t) => {
+      const error = await oneCallFails(t, 'json-other-id', {}, ['UPSTREAM_PROTOCOL']);
+      expect(error.message).toContain('answered no request');
+    },
+  },
+  {
     id: 'http-reset-one-call',
     transport: 'http',
     class: 'connection-reset',

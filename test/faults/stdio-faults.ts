@@ -566,6 +566,29 @@ export const STDIO_FAULTS: readonly StdioFault[] = [
       await exitOf(pid, 10_000);
     },
   },
+  {
+    id: 'stdio-stdin-closed',
+    transport: 'stdio',
+    class: 'stdout-closed',
+    promise:
+      'A server that closes stdin and lives on fails the next call at once (reason stdin-closed) and is stopped.',
+    start: mode('close-stdin'),
+    judge: async (t) => {
+      await t.conn.connect();
+      const pid = t.pid();
+      await t.conn.callTool('close-stdin', {});
+      const sent = performance.now();
+      const error = failedAtOnce(
+        await timed(t.conn.callTool('hang', {})),
+        sent,
+        ['UPSTREAM_DISCONNECTED'],
+        t.name,
+      );
+      expect(error.details.reason).toBe('stdin-closed');
+      expect(error.message).toContain('closed its stdin');
+      await exitOf(pid, 10_000);
+    },
+  },
   ...(
     ['pages-same-cursor', 'pages-same-cursor-new-items', 'pages-cursor-cycle', 'pages-endless'] as const
   ).map(

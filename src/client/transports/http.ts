@@ -9,7 +9,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
-import { repairResponse } from '../response-shape.js';
+import { MALFORMED_RESPONSE_CODE, MalformedResponse, repairResponse } from '../response-shape.js';
 import { withWatchedBody } from './watched-body.js';
 
 /**
@@ -36,6 +36,11 @@ import { withWatchedBody } from './watched-body.js';
  *    They are also read for malformed answers (response-shape.ts), which the SDK's parser
  *    would drop (SSE) or fail with an opaque error (JSON); such an answer is delivered as an
  *    error for its id instead. SSE bodies ending in a bare CR keep their last event.
+ *  - A request answered with 202 Accepted (no body), or with a JSON body that answers other
+ *    ids only, is never answered: the SDK returns from the POST and the request waits for its
+ *    timeout. Streamable HTTP says a request gets a JSON or an SSE answer, so such a POST
+ *    fails its request at once as a malformed answer. Each POST is told apart by a header of
+ *    ours (REQUEST_KEY_HEADER) that the wire fetch removes before anything is sent.
  *  - Some SDK errors drop the HTTP status (#2410); the last failure seen on the wire is kept.
  * Session expiry (HTTP 404 → re-initialize, SDK #1708) needs a new handshake, so it lives in
  * the Connection, which owns the protocol state.
@@ -70,6 +75,31 @@ export const STREAM_LOST_CODE = -32099;
 
 const raisedLimit = new WeakSet<AbortSignal>();
 
+/**
+ * Names a request's POST for the wire fetch, which removes it (it never reaches the server):
+ * the SDK hands the fetch nothing else that says which request a POST carries.
+ */
+const REQUEST_KEY_HEADER = 'x-switchboard-request-key';
+
+/** How the server answered a request's POST: an SSE stream (answers still to come) or not. */
+type AnswerForm = 'sse' | 'json' | 'accepted' | 'other';
+
+/** Reads and removes the request key the SDK copied into the POST's headers. */
+function takeRequestKey(init: RequestInit | undefined): string | undefined {
+  const headers = init?.headers;
+  if (!(headers instanceof Headers)) return undefined;
+  const key = headers.get(REQUEST_KEY_HEADER);
+  if (key !== null) headers.delete(REQUEST_KEY_HEADER);
+  return key ?? undefined;
+}
+
+function answerFormOf(response: Response): AnswerForm {
+  if (response.status === 202) return 'accepted';
+  if (!response.ok) return 'other';
+  const type = response.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase();
+  return type === 'text/event-stream' ? 'sse' : type === 'application/json' ? 'json' : 'other';
+}
+
 /** A request in flight: the abort of its POST and stream, and how to unhook it from the caller's signal. */
 interface PendingRequest {
   readonly abort: AbortController;
@@ -85,12 +115,16 @@ export class HttpTransport extends StreamableHTTPClientTransport {
   private closed = false;
   private lost?: string;
   private failure?: HttpFailure;
+  /** Each request POST's answer form, by request key, from its response until its send returns. */
+  private readonly answerForms = new Map<string, AnswerForm>();
+  private nextRequestKey = 0;
 
   constructor(options: HttpTransportOptions) {
     const hooks: {
       failure?: (f: HttpFailure) => void;
       networkLost?: (why: string, when: 'after-send' | 'now') => void;
       message?: (message: unknown) => void;
+      answerForm?: (key: string, form: AnswerForm) => void;
     } = {};
     const wire = options.fetch ?? fetch;
     super(new URL(options.url), {
@@ -117,6 +151,7 @@ export class HttpTransport extends StreamableHTTPClientTransport {
         if (outer?.aborted) relay();
         else outer?.addEventListener('abort', relay, { once: true });
         const unlink = () => outer?.removeEventListener('abort', relay);
+        const requestKey = takeRequestKey(init);
         let response: Response;
         try {
           response = await wire(url, { ...init, signal: own.signal });
@@ -139,6 +174,7 @@ export class HttpTransport extends StreamableHTTPClientTransport {
             .catch(() => '');
           hooks.failure?.({ status: response.status, body: body.slice(0, 2000) });
         }
+        if (requestKey !== undefined) hooks.answerForm?.(requestKey, answerFormOf(response));
         return withWatchedBody(response, {
           onDone: unlink,
           onBroken: (error) =>
@@ -160,6 +196,9 @@ export class HttpTransport extends StreamableHTTPClientTransport {
       // error of the same moment is read, so none of them fails on its own first.
       if (when === 'now') queueMicrotask(() => void this.close());
       else setImmediate(() => void this.close());
+    };
+    hooks.answerForm = (key, form) => {
+      if (this.answerForms.has(key)) this.answerForms.set(key, form);
     };
     hooks.message = (message) => {
       // The SDK's parser will drop this answer or fail on it; its request is answered first.
@@ -196,8 +235,11 @@ export class HttpTransport extends StreamableHTTPClientTransport {
     this.pending.set(id, { abort: own, unlink: () => outer?.removeEventListener('abort', relay) });
     if (outer?.aborted) relay();
     else outer?.addEventListener('abort', relay, { once: true });
+    const key = String(this.nextRequestKey++);
+    this.answerForms.set(key, 'other');
     const tracked: TransportSendOptions = {
       ...options,
+      headers: { ...options?.headers, [REQUEST_KEY_HEADER]: key },
       requestSignal: own.signal,
       onRequestStreamEnd: () => {
         options?.onRequestStreamEnd?.();
@@ -210,7 +252,31 @@ export class HttpTransport extends StreamableHTTPClientTransport {
     } catch (error) {
       this.settle(id);
       throw error;
+    } finally {
+      this.unanswered(id, this.answerForms.get(key));
+      this.answerForms.delete(key);
     }
+  }
+
+  /**
+   * After a request's POST is done: a JSON body has delivered its answers by now, and a 202
+   * brings none, so a request still pending after either will never be answered.
+   */
+  private unanswered(id: RequestId, form: AnswerForm | undefined): void {
+    if ((form !== 'accepted' && form !== 'json') || this.closed || !this.settle(id)) return;
+    const problem =
+      form === 'accepted'
+        ? 'it answered the request with HTTP 202 Accepted and no body (a request needs a JSON or SSE answer)'
+        : 'its JSON body answered no request of this POST';
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: MALFORMED_RESPONSE_CODE,
+        message: problem,
+        data: new MalformedResponse(problem, undefined),
+      },
+    });
   }
 
   override async close(): Promise<void> {

@@ -12,7 +12,8 @@ import { ProcessTree, trackTree, untrackTree } from './server-tree.js';
  * connection ends, even while a process it started keeps its stdout open (a helper, a
  * daemon, the real server behind a wrapper that put it in the background): what it wrote
  * before exiting is read first, then the rest of its tree is killed. A server that closes its
- * stdout but lives on can answer nothing more: its connection ends and it is stopped.
+ * stdout, or its stdin (seen as EPIPE on the next write), but lives on can answer nothing more:
+ * its connection ends and it is stopped.
  */
 
 /** A stdio server process as a host's ledger records it (`SpawnRecorder`). */
@@ -44,7 +45,9 @@ export type ServerGone =
   /** The spawned process exited; `stdoutHeld`: a process it started still held its stdout. */
   | { readonly kind: 'exited'; readonly stdoutHeld: boolean }
   /** Its stdout reached its end while the process lived on; the process is being stopped. */
-  | { readonly kind: 'stdout-closed' };
+  | { readonly kind: 'stdout-closed' }
+  /** Its stdin was closed (a write failed with EPIPE) while the process lived on; it is being stopped. */
+  | { readonly kind: 'stdin-closed' };
 
 /** How the child ended, for error messages. */
 export interface ExitInfo {
@@ -68,7 +71,7 @@ export interface ServerProcessOptions {
 const OWN_MARK_PREFIX = `${randomBytes(8).toString('hex')}/`;
 /** After the leader died, how long output may keep coming before the connection ends anyway. */
 const DRAIN_MAX_MS = 500;
-/** After stdout ended, how long to wait for the exit that usually follows at once. */
+/** After stdout ended (or stdin broke), how long to wait for the exit that usually follows at once. */
 const STDOUT_EOF_GRACE_MS = 50;
 /** SIGKILL rounds give up after this; the tree then stays recorded (and tracked) for later. */
 const KILL_MS = 5000;
@@ -106,10 +109,15 @@ export class ServerProcess {
     child.stderr?.on('data', () => this.reads++);
     child.stdout?.once('end', () => {
       this.stdoutEnded = true;
-      void this.stdoutClosed();
+      void this.closedWhileAlive('stdout-closed');
     });
     child.stderr?.once('end', () => {
       this.stderrEnded = true;
+    });
+    // EPIPE: nothing reads the server's stdin any more. Usually it died (its exit follows);
+    // a server that closed its stdin and lives on would leave every request unanswered.
+    child.stdin?.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') void this.closedWhileAlive('stdin-closed');
     });
     child.once('exit', (code, signal) => {
       this.exitInfo = { code, signal, requested: this.stopping !== undefined };
@@ -174,15 +182,18 @@ export class ServerProcess {
     }
   }
 
-  /** stdout ended: the process exits (the usual case), or it closed stdout and lives on. */
-  private async stdoutClosed(): Promise<void> {
-    if (this.exitInfo || this.stopping) return;
+  /**
+   * stdout ended, or stdin broke: the process exits (the usual case), or it closed that pipe
+   * and lives on, when it can take part in no exchange any more.
+   */
+  private async closedWhileAlive(kind: 'stdout-closed' | 'stdin-closed'): Promise<void> {
+    if (this.exitInfo || this.stopping || this.gone) return;
     // An exiting process closes its files a moment before it becomes a zombie and is reaped.
     if (await waitForExit(this.child, STDOUT_EOF_GRACE_MS)) return;
     const pid = this.child.pid;
     const zombie = pid !== undefined && procfsAvailable() && readProcess(pid)?.state === 'Z';
     if (zombie || this.exitInfo || this.stopping) return; // dead: its 'exit' follows
-    this.end({ kind: 'stdout-closed' });
+    this.end({ kind });
     void this.stop();
   }
 

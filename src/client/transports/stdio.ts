@@ -58,7 +58,7 @@ export interface StdioSandbox extends Omit<SandboxRequest, 'command' | 'args' | 
  * completes "Server "x" disconnected: …".
  */
 export interface StdioCloseReason {
-  readonly kind: 'stdout-closed' | 'exited-stdout-held';
+  readonly kind: 'stdout-closed' | 'stdin-closed' | 'exited-stdout-held';
   readonly text: string;
 }
 
@@ -109,6 +109,12 @@ export class StdioTransport implements Transport {
       return {
         kind: 'stdout-closed',
         text: `it closed its stdout while its process (pid ${pid}) was still running, so it could answer nothing more; the process was stopped`,
+      };
+    }
+    if (gone?.kind === 'stdin-closed') {
+      return {
+        kind: 'stdin-closed',
+        text: `it closed its stdin while its process (pid ${pid}) was still running, so it could be asked nothing more; the process was stopped`,
       };
     }
     const exit = this.exitInfo;
@@ -195,7 +201,7 @@ export class StdioTransport implements Transport {
       this.wireStdout(child);
       this.wireStderr(child);
       child.stdin?.on('error', (error) => {
-        // EPIPE after the server died: the exit path reports it.
+        // EPIPE: the server died or closed its stdin; ServerProcess ends the connection either way.
         if ((error as NodeJS.ErrnoException).code !== 'EPIPE') this.onerror?.(error);
       });
     });
