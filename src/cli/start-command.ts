@@ -39,12 +39,12 @@ const DEFAULT_PORT = 7777;
 const LOOPBACK = '127.0.0.1';
 /** Set for the demo's servers: the demo folder, which its entries' `cwd` use. */
 const DEMO_DIR_ENV = 'SWITCHBOARD_DEMO_DIR';
-const runningFromSource = import.meta.url.endsWith('.ts');
-// A clone runs examples/demo/ from source; an installed package its build, dist/demo/ (made by
-// scripts/build-demo.mjs: the same servers as plain JavaScript).
-const demoDir = fileURLToPath(
-  new URL(runningFromSource ? '../../examples/demo/' : '../demo/', import.meta.url),
-);
+// A clone runs examples/demo/ from source (whether the CLI runs from src/ or from the dist/
+// that `npm install` compiled: both sit two folders below the root); an installed package has
+// no examples/ and runs its build, dist/demo/ (made by scripts/build-demo.mjs: the same servers
+// as plain JavaScript).
+const cloneDemo = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
+const demoDir = existsSync(cloneDemo) ? cloneDemo : fileURLToPath(new URL('../demo/', import.meta.url));
 
 /** What the banner shows. */
 interface StartInfo {
