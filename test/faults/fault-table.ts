@@ -63,3 +63,31 @@ export const AT_ONCE_MS = 2000;
 
 /** Every row's request timeout, seconds: a call that waits for it fails any `AT_ONCE_MS` bound. */
 export const REQUEST_TIMEOUT_S = 60;
+
+/** How long a row's judge may run: under the test's own timeout (45 s), so its cleanup still runs. */
+export const JUDGE_MS = 35_000;
+
+/**
+ * Runs a row's judge, failing it after JUDGE_MS: a broken promise usually shows as a call that
+ * waits for its timeout, and the test runner's own timeout would abandon the row mid-judge,
+ * skipping the close and the survivor check that must follow it (and leaving its server behind).
+ */
+export async function judgeWithin(id: string, judging: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${id}: the judge did not finish within ${JUDGE_MS} ms (a call waiting for its timeout?)`,
+          ),
+        ),
+      JUDGE_MS,
+    );
+  });
+  try {
+    await Promise.race([judging, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

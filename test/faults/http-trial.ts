@@ -14,7 +14,7 @@ import {
   type MisbehavingSseOptions,
   startMisbehavingSse,
 } from '../fixtures/misbehaving-sse.js';
-import { type Fault, REQUEST_TIMEOUT_S } from './fault-table.js';
+import { type Fault, judgeWithin, REQUEST_TIMEOUT_S } from './fault-table.js';
 
 /** How an HTTP row starts its server: the misbehaving HTTP fixture's options, and the era. */
 export interface HttpStart {
@@ -76,7 +76,7 @@ export async function runHttpFault(fault: HttpFault): Promise<void> {
   };
   let closeMs = 0;
   try {
-    await fault.judge(trial);
+    await judgeWithin(fault.id, fault.judge(trial));
   } finally {
     const closing = performance.now();
     await conn.close();
@@ -141,7 +141,7 @@ export async function runSseFault(fault: SseFault): Promise<void> {
   };
   let closeMs = 0;
   try {
-    await fault.judge(trial);
+    await judgeWithin(fault.id, fault.judge(trial));
   } finally {
     const closing = performance.now();
     await conn.close();

@@ -7,7 +7,7 @@ import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { misbehavingBin } from '../fixtures/paths.js';
 import { killSurvivors, processesWithEnv } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
-import { type Fault, REQUEST_TIMEOUT_S } from './fault-table.js';
+import { type Fault, judgeWithin, REQUEST_TIMEOUT_S } from './fault-table.js';
 
 /** How a stdio row starts its server: a mode of misbehaving.ts, maybe behind a shell. */
 export interface StdioStart {
@@ -92,7 +92,7 @@ export async function runStdioFault(fault: StdioFault): Promise<void> {
     survivors: () => processesWithEnv(TAG, tag),
   };
   try {
-    await fault.judge(trial);
+    await judgeWithin(fault.id, fault.judge(trial));
   } finally {
     await conn.close();
     // The promise of every row: nothing it started outlives close().
