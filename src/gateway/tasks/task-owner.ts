@@ -29,7 +29,7 @@ export function ownerId(owner: Owner): string {
 export function parseOwner(id: string): Owner | undefined {
   const last = id.lastIndexOf('/');
   const middle = id.lastIndexOf('/', last - 1);
-  if (middle <= 0 || last <= middle + 1) return undefined;
+  if (middle <= 0 || last <= middle + 1 || last === id.length - 1) return undefined;
   const pid = Number(id.slice(middle + 1, last));
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   return { host: id.slice(0, middle), pid, nonce: id.slice(last + 1) };
