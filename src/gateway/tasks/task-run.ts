@@ -97,6 +97,7 @@ type Sign =
 
 /** Whichever comes first: the call's first round, `afterMs`, or the client going away. */
 async function firstSign(first: Promise<Round>, afterMs: number, signal: AbortSignal): Promise<Sign> {
+  if (signal.aborted) return { aborted: true };
   const timer = new AbortController();
   const onAbort = () => timer.abort();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -126,6 +127,8 @@ class TaskRun implements LocalTask {
   private wake: (() => void) | undefined;
   /** Settles when the call has ended, however. */
   private settled: Promise<void> = Promise.resolve();
+  /** The last change written (see `write`). */
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(private readonly spec: TaskRunSpec) {}
 
@@ -214,9 +217,13 @@ class TaskRun implements LocalTask {
     }
   }
 
-  private async write(change: TaskChange): Promise<void> {
-    if (!this.recorded) return;
-    await this.spec.ledger.write(this.id, change).catch(() => false);
+  /** Writes one change after the ones before it: a pool of connections must not reorder them. */
+  private write(change: TaskChange): Promise<void> {
+    if (!this.recorded) return Promise.resolve();
+    this.writes = this.writes.then(async () => {
+      await this.spec.ledger.write(this.id, change).catch(() => false);
+    });
+    return this.writes;
   }
 
   private async finish(change: TaskChange): Promise<void> {
