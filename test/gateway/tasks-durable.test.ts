@@ -52,10 +52,11 @@ afterAll(async () => {
 async function serve(
   dir: string,
   env: Record<string, string>,
+  data = 'data',
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', main, '--config', dir, '--data-dir', join(dir, 'data'), 'serve', '--port', '0'],
+    ['--import', 'tsx', main, '--config', dir, '--data-dir', join(dir, data), 'serve', '--port', '0'],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir, ...env } },
   );
   children.push(child);
@@ -149,9 +150,27 @@ for (const store of ['sqlite', 'postgres'] as const) {
         status: 'working',
       });
 
+      // On PostgreSQL, a second gateway on the same store (a replica) answers for the first's tasks.
+      const peer = store === 'postgres' ? await serve(dir, env, 'data-peer') : undefined;
+      const peerClient = peer && (await connect(peer.url, 'legacy'));
+      if (peerClient) {
+        expect(await peerClient.request('tasks/get', { taskId: running }, raw)).toMatchObject({
+          status: 'working',
+        });
+      }
+
       first.child.kill('SIGKILL');
       await once(first.child, 'exit');
       await Promise.all([legacy.close().catch(() => undefined), modern.close().catch(() => undefined)]);
+      if (peer && peerClient) {
+        // The replica sees at once that the process running the task is gone.
+        const seen = await peerClient.request('tasks/get', { taskId: running }, raw);
+        expect(seen).toMatchObject({ status: 'failed' });
+        expect(String(seen.statusMessage)).toContain('is no longer running');
+        await peerClient.close();
+        peer.child.kill('SIGTERM');
+        await once(peer.child, 'exit');
+      }
 
       const second = await serve(dir, env);
       const legacy2 = await connect(second.url, 'legacy');

@@ -46,7 +46,7 @@ beforeAll(async () => {
         name: 'plain',
         command: process.execPath,
         args: [kitchenSinkBin, '--era', 'modern'],
-        taskAfter: { slow: 0.3 },
+        taskAfter: { slow: 0.3, confirm: 30 },
       },
     ].map((s) => normalizeServerEntry(s)),
   });
@@ -314,6 +314,31 @@ describe("a gateway task's questions reach its client", () => {
     );
     const done = await pollModern(connection, taskId, (t) => t.status === 'completed');
     expect(JSON.stringify(done.result)).toContain('Ada');
+  });
+
+  it('a question before taskAfter has passed makes the call a task at once (a 2026-07-28 upstream asking)', async () => {
+    const connection = await client('modern');
+    const created = await connection.request(
+      'tools/call',
+      { name: 'mcp__plain__confirm', arguments: {}, ...declares({ elicitation: { form: {} } }) },
+      untunnelTaskResult,
+    );
+    // Made a task by its question, not by the 30 s of its taskAfter: created waiting for the answer.
+    expect(created).toMatchObject({ resultType: 'task', status: 'input_required' });
+    const taskId = String(created.taskId);
+    const waiting = await connection.request('tasks/get', { taskId, ...declares() }, raw);
+    const [key] = Object.keys(raw(waiting.inputRequests));
+    await connection.request(
+      'tasks/update',
+      {
+        taskId,
+        inputResponses: { [key!]: { action: 'accept', content: { confirm: true, name: 'Hopper' } } },
+        ...declares(),
+      },
+      raw,
+    );
+    const done = await pollModern(connection, taskId, (t) => t.status === 'completed');
+    expect(JSON.stringify(done.result)).toContain('Hopper');
   });
 
   it('a 2025 session is asked on its session, the request marked with the task', async () => {

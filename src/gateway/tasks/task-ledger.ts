@@ -3,7 +3,7 @@ import type { GatewayTaskSettings } from '../../core/config/gateway-config.js';
 import { describeError } from '../../core/errors.js';
 import { isProcessAlive } from '../../core/files/process-alive.js';
 import type { NewTask, StoredTask, TaskChange, TaskRepository } from '../../storage/ports.js';
-import { type Owner, ownerGone, ownerId, thisProcess } from './task-owner.js';
+import { enter, leave, type Owner, ownerGone, ownerId, thisProcess } from './task-owner.js';
 import { isFinished, isTaskIdShaped, type TaskView } from './task-shapes.js';
 
 /**
@@ -65,6 +65,7 @@ export class TaskLedger {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.self = options.self ?? thisProcess();
     this.owner = ownerId(this.self);
+    enter(this.self);
     this.now = options.now ?? (() => new Date());
     this.alive = options.alive ?? isProcessAlive;
     this.onError = options.onError ?? (() => undefined);
@@ -171,6 +172,7 @@ export class TaskLedger {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    leave(this.self);
     for (const timer of this.timers) clearInterval(timer);
     const reason = 'The gateway shut down before the task finished; call the tool again.';
     const stopping = [...this.local.entries()].map(async ([id, work]) => {

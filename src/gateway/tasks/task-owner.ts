@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
 /**
- * Who runs a gateway task: one gateway process, named `<host>/<pid>/<nonce>` — the nonce tells
- * this run of a process from an earlier one that had the same pid (a container restarted in
- * place). A task whose owner is gone is dead: nothing will ever finish it. An owner is gone when
+ * Who runs a gateway task: one task ledger of a gateway process, named `<host>/<pid>/<nonce>` —
+ * the nonce tells the ledgers of one process apart, and this run of a process from an earlier
+ * one that had the same pid (a container restarted in place). A task whose owner is gone is dead: nothing will ever finish it. An owner is gone when
  * its lease has run out (it renews the leases of its tasks while it lives), or at once when it
  * ran on this machine and its process is no longer there (a gateway killed and started again
  * sees its old tasks dead on the first poll, not a lease later).
@@ -35,6 +35,23 @@ export function parseOwner(id: string): Owner | undefined {
   return { host: id.slice(0, middle), pid, nonce: id.slice(last + 1) };
 }
 
+/**
+ * The owners living in this process: one per task ledger (a process may serve several gateways
+ * on one store), each until it closes. A task of this pid whose owner is not among them was
+ * left by an earlier run of a process with this pid.
+ */
+const ownersHere = new Set<string>();
+
+/** Notes that `owner`, of this process, runs tasks from now on. */
+export function enter(owner: Owner): void {
+  ownersHere.add(owner.nonce);
+}
+
+/** Notes that `owner` runs no more tasks (its ledger closed). */
+export function leave(owner: Owner): void {
+  ownersHere.delete(owner.nonce);
+}
+
 /** What deciding whether an owner is gone needs to know. */
 export interface OwnerCheck {
   /** This process. */
@@ -42,6 +59,8 @@ export interface OwnerCheck {
   readonly now: Date;
   /** Whether a process of this machine still runs (injectable for tests). */
   readonly alive: (pid: number) => boolean;
+  /** Whether an owner of this process with `nonce` lives (default: the ones that entered). */
+  readonly here?: (nonce: string) => boolean;
 }
 
 /**
@@ -51,7 +70,10 @@ export interface OwnerCheck {
 export function ownerGone(id: string, leaseUntil: Date | undefined, check: OwnerCheck): string | undefined {
   const owner = parseOwner(id);
   if (owner?.host === check.self.host) {
-    if (owner.pid === check.self.pid && owner.nonce !== check.self.nonce) return 'was restarted';
+    if (owner.pid === check.self.pid) {
+      const here = check.here ?? ((nonce: string) => ownersHere.has(nonce));
+      return here(owner.nonce) ? undefined : 'was restarted';
+    }
     if (owner.pid !== check.self.pid && !check.alive(owner.pid)) return 'is no longer running';
   }
   if (leaseUntil === undefined || leaseUntil.getTime() <= check.now.getTime()) {

@@ -67,6 +67,19 @@ describe('TaskLedger', () => {
     expect(read?.outcome).toMatchObject({ error: { code: -32603, data: { code: 'TASK_WORKER_LOST' } } });
   });
 
+  it('leaves the tasks of another ledger of this very process alone (two gateways, one process)', async () => {
+    const s = await store();
+    const one = new TaskLedger({ repository: s.tasks, settings: DEFAULT_GATEWAY.tasks });
+    const two = new TaskLedger({ repository: s.tasks, settings: DEFAULT_GATEWAY.tasks });
+    ledgers.push(one, two);
+    expect(one.owner).not.toBe(two.owner);
+    await one.create(task('sbt-shared'), work());
+    expect(await two.read('sbt-shared', 'alice')).toMatchObject({ status: 'working' });
+    // Once the first closes, its tasks are failed by it, and the second reads them so.
+    await one.close();
+    expect(await two.read('sbt-shared', 'alice')).toMatchObject({ status: 'failed' });
+  });
+
   it('leaves a task whose owner still runs as it is', async () => {
     const s = await store();
     const owner = ledger(s, { host: 'box', pid: 200, nonce: 'a' });

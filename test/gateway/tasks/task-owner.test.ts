@@ -6,7 +6,12 @@ const self: Owner = { host: 'box', pid: 100, nonce: 'now' };
 const now = new Date('2026-03-01T10:00:00.000Z');
 const later = new Date(now.getTime() + 10_000);
 const earlier = new Date(now.getTime() - 1);
-const check = (alive: readonly number[]) => ({ self, now, alive: (pid: number) => alive.includes(pid) });
+const check = (alive: readonly number[], here: readonly string[] = ['now']) => ({
+  self,
+  now,
+  alive: (pid: number) => alive.includes(pid),
+  here: (nonce: string) => here.includes(nonce),
+});
 
 describe('task owners', () => {
   it('round-trips an owner id, a host with slashes included', () => {
@@ -22,8 +27,12 @@ describe('task owners', () => {
     expect(ownerGone('box/200/old', later, check([200]))).toBeUndefined();
   });
 
-  it('sees an earlier run of this very process (same pid, other nonce) as restarted', () => {
+  it('sees an earlier run of this very process (same pid, a nonce not living here) as restarted', () => {
     expect(ownerGone('box/100/before', later, check([100]))).toBe('was restarted');
+  });
+
+  it('sees another ledger living in this process as alive, whatever its lease', () => {
+    expect(ownerGone('box/100/other', earlier, check([100], ['now', 'other']))).toBeUndefined();
   });
 
   it('judges an owner elsewhere by its lease alone', () => {
