@@ -92,6 +92,12 @@ afterAll(async () => {
   for (const c of clients.values()) await c.close();
 });
 
+/** The tools the host has called upstream, in order (its `before` hook). */
+const calls: string[] = [];
+beforeAll(() => {
+  host.useHooks({ before: (call) => void calls.push(call.name) });
+});
+
 /** Calls through the gateway as a task when `task`, noting the task statuses the client saw. */
 async function call(era: Era, tool: string, args: Record<string, unknown>, task: boolean) {
   const connection = await client(era);
@@ -376,6 +382,7 @@ describe('cancelling a gateway task', () => {
       const count = async () => Number((await connection.callTool('mcp__old__cancelled_count', {})).text);
       const before = await count();
       const params = { name: 'mcp__old__slow', arguments: { ms: 60_000 } };
+      const started = calls.filter((c) => c === 'mcp__old__slow').length;
       const taskId =
         era === 'legacy'
           ? String(raw((await connection.request('tools/call', { ...params, task: {} }, raw)).task).taskId)
@@ -383,6 +390,11 @@ describe('cancelling a gateway task', () => {
               (await connection.request('tools/call', { ...params, ...declares() }, untunnelTaskResult))
                 .taskId,
             );
+      // Cancelled once the host has sent the call upstream.
+      await pollValue(
+        async () => calls.filter((c) => c === 'mcp__old__slow').length,
+        (n) => n > started,
+      );
       const meta = era === 'modern' ? declares() : {};
       const cancelled = await connection.request('tasks/cancel', { taskId, ...meta }, raw);
       if (era === 'legacy') expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
