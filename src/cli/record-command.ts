@@ -4,8 +4,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { recordSession } from '../client/recording/recorder.js';
 import { createUpstreamTransport } from '../client/upstream-transport.js';
 import { SwitchboardError } from '../core/errors.js';
-import { interpolate } from '../core/interpolate.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { secretsOf } from '../host/secrets.js';
 import { parseVerbArgs } from './arguments/verb-options.js';
 import { type CliContext, EXIT, type ExitCode, UsageError } from './cli-context.js';
 import { findServer, openSetup } from './configured-servers.js';
@@ -69,29 +69,4 @@ export async function recordCommand(ctx: CliContext): Promise<ExitCode> {
     closeSync(fd);
   }
   return EXIT.ok;
-}
-
-/** The values configuration gives the server that must not be recorded: env, headers, auth. */
-export function secretsOf(config: ServerConfig, env: Readonly<Record<string, string | undefined>>): string[] {
-  const raw: string[] = [];
-  const t = config.transport;
-  if (t.kind === 'stdio') raw.push(...Object.values(t.env));
-  else raw.push(...Object.values(t.headers));
-  if (config.auth) {
-    for (const value of Object.values(config.auth)) if (typeof value === 'string') raw.push(value);
-  }
-  const out: string[] = [];
-  for (const value of raw) {
-    try {
-      out.push(interpolate(value, env, { server: config.name, field: 'secret' }));
-    } catch {
-      out.push(value);
-    }
-  }
-  // A header's value "Bearer abc…" is redacted as a whole and by its token alone.
-  for (const value of [...out]) {
-    const token = /^\s*\S+\s+(\S{6,})\s*$/.exec(value)?.[1];
-    if (token) out.push(token);
-  }
-  return out;
 }

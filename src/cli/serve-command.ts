@@ -62,6 +62,7 @@ export async function serveCommand(ctx: CliContext): Promise<ExitCode> {
     limits: settings.limits,
     idempotency: new IdempotencyCache(settings.idempotencyTtlMs),
     management: settings.management,
+    taskSettings: settings.tasks,
     onerror: (error) => {
       if (ctx.verbose) ctx.err(`switchboard serve: ${error.message}`);
     },

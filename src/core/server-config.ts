@@ -150,8 +150,19 @@ export interface ServerConfig {
   readonly deferral: Deferral;
   /** A 2025-11-25 tool marked taskSupport "optional" runs as a task (`task`) or not (`inline`). */
   readonly optionalTasks: 'task' | 'inline';
+  /**
+   * Through the gateway, calls still running after `afterMs` become tasks for clients that
+   * support tasks: one rule per tool glob, exact names first, then globs in the order written.
+   */
+  readonly taskAfter?: readonly TaskAfterRule[];
   readonly description?: string;
   readonly title?: string;
+}
+
+/** Calls to the tools matching `tools` (a name or a glob) that run longer than `afterMs` become tasks. */
+export interface TaskAfterRule {
+  readonly tools: string;
+  readonly afterMs: number;
 }
 
 /** Known protocol revisions, newest first. */
@@ -258,9 +269,18 @@ export function normalizeServerEntry(raw: unknown, source: EntrySource = {}): Se
     tools,
     deferral: e.deferral ?? 'deferred',
     optionalTasks: e.optionalTasks ?? 'task',
+    ...(e.taskAfter !== undefined && { taskAfter: taskAfterRules(e.taskAfter) }),
     ...(e.description !== undefined ? { description: e.description } : {}),
     ...(e.title !== undefined ? { title: e.title } : {}),
   };
+}
+
+/** `taskAfter` as rules: seconds for every tool, or per glob with exact names first. */
+function taskAfterRules(value: number | Readonly<Record<string, number>>): TaskAfterRule[] {
+  if (typeof value === 'number') return [{ tools: '*', afterMs: value * 1000 }];
+  const rules = Object.entries(value).map(([tools, seconds]) => ({ tools, afterMs: seconds * 1000 }));
+  const exact = (rule: TaskAfterRule) => !/[*?]/.test(rule.tools);
+  return [...rules.filter(exact), ...rules.filter((rule) => !exact(rule))];
 }
 
 /** The entry schema with `auth` narrowed to the member named by its `type`, so an unknown field there gets the known ones listed. */

@@ -20,6 +20,7 @@ import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
 import { ReplicaSet, replicaUrl } from './replicas/replica-set.js';
 import { SharedIdempotency } from './replicas/shared-idempotency.js';
+import { TaskLedger } from './tasks/task-ledger.js';
 import { createUiHandler } from './ui/ui-handler.js';
 
 /**
@@ -116,6 +117,12 @@ export async function startHttpGateway(
         ...(options.log && { onerror: (error) => options.log!.warn(`idempotency: ${error.message}`) }),
       })
     : new IdempotencyCache<ToolAnswer>(settings.idempotencyTtlMs);
+  // The gateway's tasks, in the host's store: any gateway on it answers their polls (task-ledger.ts).
+  const tasks = new TaskLedger({
+    repository: host.tasks,
+    settings: settings.tasks,
+    ...(options.log && { onError: (error: Error) => options.log!.warn(`tasks: ${error.message}`) }),
+  });
   const endpoint = new McpEndpoint({
     ...(replicas && { placement: replicas }),
     build: (principal) =>
@@ -129,6 +136,7 @@ export async function startHttpGateway(
         idempotency,
         relayState,
         management: settings.management,
+        tasks,
       }),
     sessions: settings.sessions,
     views: new ViewChanges(host, {
@@ -286,6 +294,8 @@ export async function startHttpGateway(
       await replicas?.close();
       await endpoint.close();
       await listener.close();
+      // After the sessions: the tasks this process still runs are failed with the reason.
+      await tasks.close();
     },
   };
 }

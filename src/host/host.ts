@@ -23,6 +23,7 @@ import type {
   ReplicaRepository,
   Store,
   StoredEvent,
+  TaskRepository,
 } from '../storage/ports.js';
 import { type AppView, AppViews } from './apps/app-views.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
@@ -306,6 +307,11 @@ export class Host extends TypedEmitter<HostEvents> {
   /** Results of calls made with an idempotency key, shared by the gateways on this store. */
   get idempotency(): IdempotencyRepository {
     return this.store.idempotency;
+  }
+
+  /** Tasks the gateway answered its clients with, shared by the gateways on this store. */
+  get tasks(): TaskRepository {
+    return this.store.tasks;
   }
 
   /** Gateway replicas sharing this store, and who owns which MCP session (docs/replicas.md). */

@@ -27,6 +27,7 @@ export type {
   KeyValueRepository,
   LockLease,
   LockRepository,
+  NewTask,
   PinRepository,
   PinVerdict,
   ReplicaRecord,
@@ -36,6 +37,10 @@ export type {
   Store,
   StoredEvent,
   StoredServer,
+  StoredTask,
+  TaskChange,
+  TaskRepository,
+  TaskStatus,
   TokenRepository,
   ToolPin,
 } from './ports.js';
@@ -45,3 +50,4 @@ export { isPostgresUrl, redactDatabaseUrl } from './postgres-url.js';
 export type { Database } from './schema.js';
 export type { CreateStoreOptions } from './store.js';
 export { createStore } from './store.js';
+export { taskStatusOf } from './task-repository.js';

@@ -261,9 +261,85 @@ export interface IdempotencyRepository {
   prune(): Promise<number>;
 }
 
+/** The lifecycle states of a task, shared by both eras of MCP tasks. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** A task as stored: who may see it, where its work is, its state, and when it goes. */
+export interface StoredTask {
+  readonly id: string;
+  /** The principal whose call created it: the only one who may see or steer it. */
+  readonly principal: string;
+  readonly server: string;
+  readonly tool: string;
+  /** `relayed`: the upstream server keeps the task (`upstreamId`); `run`: a gateway process runs the call (`owner`). */
+  readonly kind: 'relayed' | 'run';
+  readonly upstreamId?: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  /** JSON, the gateway's to read: a result, a JSON-RPC error, or the input requests waited on. */
+  readonly outcome?: unknown;
+  /** The process running a `run` task, and until when it has promised to be alive. */
+  readonly owner?: string;
+  readonly leaseUntil?: Date;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  /** Its creation plus its ttl: then the task and its result are deleted. */
+  readonly expiresAt: Date;
+}
+
+/** What `TaskRepository.create` stores: the task's own fields, its owner's first lease, its ttl. */
+export interface NewTask
+  extends Pick<
+    StoredTask,
+    | 'id'
+    | 'principal'
+    | 'server'
+    | 'tool'
+    | 'kind'
+    | 'upstreamId'
+    | 'status'
+    | 'statusMessage'
+    | 'outcome'
+    | 'owner'
+  > {
+  /** How long the owner's first lease lasts. */
+  readonly leaseMs?: number;
+  readonly ttlMs: number;
+}
+
+/** A change of a task's state: `null` clears a field, `undefined` leaves it. */
+export interface TaskChange {
+  readonly status: TaskStatus;
+  readonly statusMessage?: string | null;
+  readonly outcome?: unknown;
+}
+
+/**
+ * Tasks the gateway answered its clients with, shared by every process on the store: any of
+ * them can answer a poll, whichever created the task. A finished task (completed, failed,
+ * cancelled) never changes again, so a worker that finishes after its task was cancelled, or
+ * declared dead, changes nothing. Expired tasks read as absent, and `prune` deletes them.
+ */
+export interface TaskRepository {
+  /** Stores a new task, created now and expiring `ttlMs` from now. */
+  create(task: NewTask): Promise<StoredTask>;
+  /** The task `id`, or undefined when there is none or it has expired. */
+  get(id: string): Promise<StoredTask | undefined>;
+  /**
+   * Applies `change` to an unfinished, unexpired task (with `owner`: only while that process
+   * holds it); false when the task is finished, expired, unknown or another's.
+   */
+  update(id: string, change: TaskChange, options?: { readonly owner?: string }): Promise<boolean>;
+  /** Extends the leases of `owner`'s unfinished tasks to `leaseMs` from now; returns how many. */
+  renew(owner: string, leaseMs: number): Promise<number>;
+  /** Deletes the tasks expired by now; returns how many. */
+  prune(): Promise<number>;
+}
+
 export interface Store {
   readonly grants: GrantRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly tasks: TaskRepository;
   readonly replicas: ReplicaRepository;
   readonly tokens: TokenRepository;
   readonly locks: LockRepository;

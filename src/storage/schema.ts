@@ -119,8 +119,31 @@ export interface IdempotencyTable {
   expires_at: string;
 }
 
+/**
+ * `tasks`: the tasks the gateway answered clients with. `kind` is `relayed` (the upstream's own
+ * task, `upstream_id`) or `run` (run by the gateway process `owner`, alive until `lease_until`
+ * unless it renews it); `outcome` is JSON (a result, a JSON-RPC error, or input requests).
+ */
+export interface TasksTable {
+  id: string;
+  principal: string;
+  server: string;
+  tool: string;
+  kind: string;
+  upstream_id: string | null;
+  status: string;
+  status_message: string | null;
+  outcome: string | null;
+  owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   grants: GrantsTable;
+  tasks: TasksTable;
   idempotency: IdempotencyTable;
   replicas: ReplicasTable;
   mcp_sessions: McpSessionsTable;

@@ -15,6 +15,7 @@ import type { Store } from './ports.js';
 import { createReplicaRepository } from './replica-repository.js';
 import type { Database } from './schema.js';
 import { createServerRepository } from './server-repository.js';
+import { createTaskRepository } from './task-repository.js';
 import { createTokenRepository } from './token-repository.js';
 
 /** Options of `createStore`. */
@@ -36,6 +37,7 @@ export function createStore(db: Kysely<Database>, options: CreateStoreOptions = 
   return {
     grants: createGrantRepository(db, clock),
     idempotency: createIdempotencyRepository(db, clock),
+    tasks: createTaskRepository(db, clock),
     tokens: createTokenRepository(db, clock),
     locks: createLockRepository(db, clock),
     replicas: createReplicaRepository(db, clock),

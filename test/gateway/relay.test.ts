@@ -124,7 +124,7 @@ describe('gateway relay, 2026-07-28 client to 2026-07-28 upstream', () => {
       );
       expect(created.resultType).toBe('task');
       const taskId = String(created.taskId);
-      expect(taskId.startsWith('sbt1.')).toBe(true);
+      expect(taskId.startsWith('sbt-')).toBe(true);
       const done = await eventually(
         () => connection.request('tasks/get', { taskId, ...declares }, (raw) => raw as Raw),
         (task) => task.status === 'completed',

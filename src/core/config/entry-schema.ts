@@ -148,6 +148,9 @@ function isHttpsWithPath(value: string): boolean {
  * The fields of one server entry without its name: the value under `servers.<name>` in a
  * config file. Unknown fields are rejected (a typo must not be ignored silently).
  */
+/** Seconds a call may run before the gateway makes it a task (`taskAfter`). */
+const taskSeconds = z.number().min(0).max(86_400);
+
 export const serverEntryFieldsSchema = z.strictObject({
   transport: z
     .enum(['stdio', 'http', 'sse'])
@@ -225,6 +228,15 @@ export const serverEntryFieldsSchema = z.strictObject({
     description:
       'A 2025-11-25 tool the server marks taskSupport "optional": task runs it as a task (created, polled, its result fetched), inline waits for the answer. A call that says which wins.',
   }),
+  taskAfter: z
+    .union([taskSeconds, z.record(z.string().min(1), taskSeconds)], {
+      error:
+        'must be a number of seconds from 0 to 86400, or per tool an object of tool-name globs to seconds',
+    })
+    .optional()
+    .describe(
+      'Through the gateway, a call to this server still running after this many seconds becomes a task for a client that supports tasks (0: at once). Per tool: { "render_*": 5, "*": 30 }; an exact name wins over globs, then the first glob that matches.',
+    ),
   roots: z
     .array(z.strictObject({ uri: z.string(), name: z.string().optional() }))
     .optional()
@@ -259,6 +271,7 @@ export const FIELD_HINTS: FieldHints = {
   'tools.exclude': 'a list of tool-name globs, e.g. ["delete_*"]',
   roots: 'a list like [{ "uri": "file:///home/me/project" }]',
   optionalTasks: '"task" or "inline"',
+  taskAfter: 'seconds, e.g. 10, or per tool { "render_*": 5, "*": 30 }',
   sandbox: '"default", "off" or a profile like { "read": ["/srv/data"], "network": "none" }',
   'sandbox.read': 'a list of absolute paths, e.g. ["/srv/data"]',
   'sandbox.write': 'a list of absolute paths, e.g. ["/srv/out"]',

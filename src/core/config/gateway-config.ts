@@ -140,6 +140,19 @@ export interface GatewayConfig {
    * server "switchboard", under policy, consent and the allow-lists. Off unless set.
    */
   readonly management: boolean;
+  readonly tasks: GatewayTaskSettings;
+}
+
+/** How the gateway keeps the tasks it answers clients with (docs/tasks.md). */
+export interface GatewayTaskSettings {
+  /** How long a task and its result are kept when its client asks for no ttl. */
+  readonly ttlMs: number;
+  /** The longest ttl a client may ask for; a longer one is cut to this. */
+  readonly maxTtlMs: number;
+  /** The polling interval suggested to clients. */
+  readonly pollIntervalMs: number;
+  /** How many tasks one gateway process runs at once; past it, calls are answered inline. */
+  readonly maxRunning: number;
 }
 
 export const DEFAULT_GATEWAY: GatewayConfig = {
@@ -167,6 +180,7 @@ export const DEFAULT_GATEWAY: GatewayConfig = {
   sessions: { idleTtlMs: 30 * 60_000, max: 1000 },
   legacySse: false,
   management: false,
+  tasks: { ttlMs: 3600_000, maxTtlMs: 24 * 3600_000, pollIntervalMs: 1000, maxRunning: 1000 },
 };
 
 /** The SHA-256 of a bearer token as lowercase hex: what `auth.tokens[].sha256` holds. */
@@ -192,6 +206,8 @@ const secureUrl = z.string().refine(
 );
 
 const globs = z.array(z.string().min(1));
+/** A week: the longest a task's result may be kept. */
+const MAX_TASK_TTL_MS = 7 * 24 * 3600_000;
 
 const tokenSchema = z.strictObject({
   id: z
@@ -395,6 +411,54 @@ export const gatewaySchema = z
       .describe(
         'Serve the management tools (register_mcp, delete_mcp, toggle_mcp, list_mcp) of the server "switchboard", under policy and consent (default false).',
       ),
+    tasks: z
+      .strictObject({
+        ttlMs: z
+          .number()
+          .int()
+          .min(1000)
+          .max(MAX_TASK_TTL_MS)
+          .optional()
+          .describe(
+            'How long a task and its result are kept when its client asks for no ttl (default 3600000).',
+          ),
+        maxTtlMs: z
+          .number()
+          .int()
+          .min(1000)
+          .max(MAX_TASK_TTL_MS)
+          .optional()
+          .describe('The longest ttl a client may ask for; longer ones are cut to it (default 86400000).'),
+        pollIntervalMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(60_000)
+          .optional()
+          .describe('The polling interval suggested to clients (default 1000).'),
+        maxRunning: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .optional()
+          .describe(
+            'Tasks one gateway process runs at once; past it calls are answered inline (default 1000).',
+          ),
+      })
+      .superRefine((tasks, ctx) => {
+        const ttl = tasks.ttlMs ?? DEFAULT_GATEWAY.tasks.ttlMs;
+        const max = tasks.maxTtlMs ?? DEFAULT_GATEWAY.tasks.maxTtlMs;
+        if (ttl > max) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [tasks.ttlMs === undefined ? 'maxTtlMs' : 'ttlMs'],
+            message: `the default ttl (${ttl} ms) is longer than the longest allowed (maxTtlMs, ${max} ms). Lower ttlMs or raise maxTtlMs.`,
+          });
+        }
+      })
+      .optional()
+      .describe('Tasks the gateway answers clients with: how long they are kept, how often to poll.'),
   })
   .describe('The gateway: Switchboard served as one MCP server (switchboard serve).');
 
@@ -430,7 +494,7 @@ export function parseGateway(raw: unknown, file: string): GatewaySection {
  * access beyond what either file says.
  */
 export function mergeGateway(user: GatewaySection, project: GatewaySection): GatewaySection {
-  const nested = <K extends 'rateLimit' | 'limits' | 'expose' | 'sessions'>(key: K) =>
+  const nested = <K extends 'rateLimit' | 'limits' | 'expose' | 'sessions' | 'tasks'>(key: K) =>
     user[key] || project[key] ? { [key]: { ...user[key], ...project[key] } } : {};
   return {
     ...user,
@@ -439,6 +503,7 @@ export function mergeGateway(user: GatewaySection, project: GatewaySection): Gat
     ...nested('limits'),
     ...nested('expose'),
     ...nested('sessions'),
+    ...nested('tasks'),
   };
 }
 
@@ -468,6 +533,11 @@ function resolveAuth(auth: z.output<typeof authSchema> | undefined): GatewayAuth
   };
 }
 
+/** Two files may each be consistent and their merge not: the default ttl never exceeds the longest. */
+function resolveTasks(tasks: GatewayTaskSettings): GatewayTaskSettings {
+  return { ...tasks, ttlMs: Math.min(tasks.ttlMs, tasks.maxTtlMs) };
+}
+
 /** The settings with every default applied. */
 export function resolveGateway(section: GatewaySection | undefined): GatewayConfig {
   const s = section ?? {};
@@ -492,5 +562,6 @@ export function resolveGateway(section: GatewaySection | undefined): GatewayConf
     sessions: { ...d.sessions, ...s.sessions },
     legacySse: s.legacySse ?? d.legacySse,
     management: s.management ?? d.management,
+    tasks: resolveTasks({ ...d.tasks, ...s.tasks }),
   };
 }

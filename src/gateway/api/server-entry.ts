@@ -69,9 +69,17 @@ export function entryOf(config: ServerConfig, options: { readonly reveal: boolea
     }),
     ...(config.deferral !== 'deferred' && { deferral: config.deferral }),
     ...(config.optionalTasks !== 'task' && { optionalTasks: config.optionalTasks }),
+    ...(config.taskAfter && { taskAfter: taskAfterEntry(config.taskAfter) }),
     ...(config.description !== undefined && { description: config.description }),
     ...(config.title !== undefined && { title: config.title }),
   };
+}
+
+/** `taskAfter` as an entry writes it: seconds for every tool, or seconds per glob. */
+function taskAfterEntry(rules: NonNullable<ServerConfig['taskAfter']>): number | Record<string, number> {
+  const only = rules.length === 1 ? rules[0] : undefined;
+  if (only?.tools === '*') return only.afterMs / 1000;
+  return Object.fromEntries(rules.map((rule) => [rule.tools, rule.afterMs / 1000]));
 }
 
 function authEntry(

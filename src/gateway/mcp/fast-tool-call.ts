@@ -14,6 +14,7 @@ import { isSwitchboardError } from '../../core/errors.js';
 import { isModelVisible } from '../../core/mcp-apps.js';
 import { MANAGEMENT_SERVER } from '../../host/management/management-tools.js';
 import type { RequestHead } from '../http/context.js';
+import { declaresTasks, taskAfterMs } from '../tasks/task-policy.js';
 import { consentWouldAsk } from './consent-gate.js';
 import type { GatewayServerOptions } from './gateway-server.js';
 import { checkInputCaps } from './input-caps.js';
@@ -120,6 +121,8 @@ export function fastToolCall(options: FastToolCallOptions): FastToolCall {
       return fail(call.id, new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`));
     if (entry.server === MANAGEMENT_SERVER || host.upstreamProtocol(entry.server).era !== 'modern')
       return undefined;
+    // A call the operator's `taskAfter` may turn into a task, for a client that takes tasks: the full path runs it (task-calls.ts).
+    if (declaresTasks(call.clientCapabilities) && taskAfterMs(host, entry) !== undefined) return undefined;
     // A call the consent gate would ask about goes to the full path, which asks (the gate off asks nothing).
     if (
       options.consent === 'on' &&

@@ -8,10 +8,13 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { DEFAULT_GATEWAY } from '../../core/config/gateway-config.js';
 import { APPS_EXTENSION } from '../../core/mcp-apps.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import type { Host } from '../../host/host.js';
 import { MANAGEMENT_SERVER, runManagementTool } from '../../host/management/management-tools.js';
+import { TaskLedger } from '../tasks/task-ledger.js';
+import { tasksOffered } from '../tasks/task-policy.js';
 import {
   appsServerCapability,
   callableBy,
@@ -31,7 +34,14 @@ import { registerResourceRoutes } from './resource-routes.js';
 import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
 import { untilStarted } from './startup-wait.js';
-import { registerTaskRoutes, TASKS_EXTENSION, TaskAnswer } from './task-routes.js';
+import { callAsTask, withOfferedTaskSupport } from './task-calls.js';
+import {
+  keepingTasks,
+  registerTaskRoutes,
+  TASKS_EXTENSION,
+  TaskAnswer,
+  throwingTasks,
+} from './task-routes.js';
 import { unservedPrompt, unservedTool } from './unserved.js';
 import {
   callUpstream,
@@ -83,18 +93,40 @@ export interface GatewayServerOptions {
    * any tool, and under policy and consent. Off unless the operator turns it on.
    */
   readonly management?: boolean;
+  /**
+   * The gateway's tasks (tasks/task-ledger.ts). Default: one ledger per host with the default
+   * settings, for gateways built without one.
+   */
+  readonly tasks?: TaskLedger;
 }
 
 let processCodec: RequestStateCodec<RelayState> | undefined;
+const hostLedgers = new WeakMap<Host, TaskLedger>();
+
+/** The ledger of a gateway built without one: one per host, default settings. */
+function defaultLedger(host: Host): TaskLedger {
+  let ledger = hostLedgers.get(host);
+  if (ledger === undefined) {
+    ledger = new TaskLedger({ repository: host.tasks, settings: DEFAULT_GATEWAY.tasks });
+    hostLedgers.set(host, ledger);
+  }
+  return ledger;
+}
 
 export function createGatewayServer(input: GatewayServerOptions): Server {
   processCodec ??= relayStateCodec(relayStateKey());
-  const options = { ...input, relayState: input.relayState ?? processCodec };
+  const options = {
+    ...input,
+    relayState: input.relayState ?? processCodec,
+    tasks: input.tasks ?? defaultLedger(input.host),
+  };
   const { host, principal } = options;
   const promptFilter = exposeFilter(options.expose.prompts);
   const offers = offeredKinds(options.expose);
+  // Tasks in both forms: 2025-11-25's capability (left out of server/discover, task-routes.ts) and the extension.
+  const tasks = offers.tools && tasksOffered(host);
   const extensions = {
-    ...(anyUpstreamOffersTasks(host) && { [TASKS_EXTENSION]: {} }),
+    ...(tasks && { [TASKS_EXTENSION]: {} }),
     // Declared to the clients that declare it (app-routes.ts), when the host renders apps.
     ...(host.rendersApps && { [APPS_EXTENSION]: appsServerCapability() }),
   };
@@ -109,6 +141,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
         ...(offers.prompts && { prompts: { listChanged: true } }),
         completions: {},
         logging: {},
+        ...(tasks && { tasks: { cancel: {}, requests: { tools: { call: {} } } } }),
         ...(Object.keys(extensions).length > 0 && { extensions }),
       },
       requestState: { verify: (state, ctx) => options.relayState.verify(state, ctx) },
@@ -168,6 +201,8 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 
   registerTaskRoutes(server, {
     host,
+    ledger: options.tasks,
+    principal: principal.id,
     allows: (name) => principal.allows(name),
     relayed: relayedParts,
     fail: (error) => {
@@ -194,14 +229,19 @@ export function offeredKinds(expose: GatewayServerOptions['expose']): {
 /** `tools/list` and `tools/call`. */
 function registerToolRoutes(
   server: Server,
-  options: GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> },
+  options: RelayOptions,
   tools: () => Map<string, CatalogTool>,
 ): void {
   const { host, principal } = options;
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // The first lists wait for the servers still coming up (startup-wait.ts).
     await untilStarted(host);
-    return { tools: listedTools(tools(), callerDeclaresApps(server, ctx)) };
+    const served = tools();
+    const listed = listedTools(served, callerDeclaresApps(server, ctx));
+    // A 2025 session reads which tools may run as tasks from each tool (2025-11-25 §Tool-Level Negotiation).
+    return {
+      tools: ctx.mcpReq.envelope === undefined ? withOfferedTaskSupport(options, listed, served) : listed,
+    };
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -243,25 +283,43 @@ function registerToolRoutes(
     // A 2026-07-28 client: a 2026-07-28 upstream's rounds are relayed; a 2025-era upstream's
     // mid-call requests are parked and become rounds. A 2025 session is asked live.
     const era = host.upstreamProtocol(entry.server).era;
+    const asTask = {
+      name,
+      args,
+      ctx,
+      task: request.params.task,
+      relayed,
+      round: state !== undefined,
+      askApproval: consent.askApproval,
+      logLevel,
+    };
+    // A call may become a task the gateway runs (task-calls.ts); a created task is kept by
+    // idempotency like any answer, so a retry with the same key gets the same task.
     const run = (): Promise<ToolAnswer> =>
-      relayed && era === 'modern'
-        ? relayToolCall(options, entry, { name, args, ctx, consent, relayed, state, logLevel })
-        : relayed && era === 'legacy'
-          ? parkToolCall(options, server, entry, { name, args, ctx, consent, relayed, state, logLevel })
-          : callUpstream(options, server, entry, { args, ctx, askApproval: consent.askApproval, logLevel });
+      keepingTasks(async () => {
+        const task = await callAsTask(options, server, entry, asTask);
+        if (task) return task;
+        return relayed && era === 'modern'
+          ? relayToolCall(options, entry, { name, args, ctx, consent, relayed, state, logLevel })
+          : relayed && era === 'legacy'
+            ? parkToolCall(options, server, entry, { name, args, ctx, consent, relayed, state, logLevel })
+            : callUpstream(options, server, entry, { args, ctx, askApproval: consent.askApproval, logLevel });
+      });
     const key = ctx.mcpReq._meta?.idempotencyKey;
     // A round of a multi-round call is its own request: the key is scoped to the round.
     const round = argumentsDigest([state ?? null, ctx.mcpReq.inputResponses ?? null]);
-    return typeof key === 'string' && key.length > 0 && key.length <= 200
-      ? options.idempotency.run(principal.id, `${key}\u0000${round}`, run)
-      : run();
+    return throwingTasks(
+      await (typeof key === 'string' && key.length > 0 && key.length <= 200
+        ? options.idempotency.run(principal.id, `${key}\u0000${round}`, run)
+        : run()),
+    );
   });
 }
 
 /** `prompts/list` and `prompts/get`. */
 function registerPromptRoutes(
   server: Server,
-  options: GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> },
+  options: RelayOptions,
   prompts: () => Map<string, ExposedPrompt<Prompt>>,
 ): void {
   const { host } = options;
@@ -330,15 +388,4 @@ async function answerSettled(
     if (error instanceof TaskAnswer) throw error;
     throw toProtocolError(error);
   }
-}
-
-/** Whether some connected upstream offers the Tasks extension (then the gateway relays it). */
-function anyUpstreamOffersTasks(host: Host): boolean {
-  return host
-    .servers()
-    .some(
-      (s) =>
-        s.state === 'connected' &&
-        host.upstreamProtocol(s.name).capabilities?.extensions?.[TASKS_EXTENSION] !== undefined,
-    );
 }

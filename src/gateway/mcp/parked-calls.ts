@@ -81,6 +81,11 @@ export class ParkedCall {
   /** `refusal` says why no call may park now (the registry is full), or `undefined`. */
   constructor(private readonly refusal: () => string | undefined) {}
 
+  /** How many of the call's requests wait for an answer now. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
   /** Starts the upstream call under this call's signal. */
   start(run: (signal: AbortSignal) => Promise<CallToolResult>): void {
     this.outcome = run(this.controller.signal);

@@ -53,24 +53,3 @@ function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
-
-const TASK_ID_PREFIX = 'sbt1.';
-
-/**
- * Task ids as the client sees them: the upstream's id with the server it lives on, so the
- * `tasks/*` requests that follow reach that server. Not secret and not sealed: a principal
- * may only route to servers it is allowed anyway, and the upstream's ids are its own to guard.
- */
-export function clientTaskId(server: string, upstreamTaskId: string): string {
-  return `${TASK_ID_PREFIX}${Buffer.from(server, 'utf8').toString('base64url')}.${upstreamTaskId}`;
-}
-
-/** The server and upstream id of a client-side task id; `undefined` when it is not one of ours. */
-export function upstreamTaskId(taskId: string): { server: string; taskId: string } | undefined {
-  if (!taskId.startsWith(TASK_ID_PREFIX)) return undefined;
-  const rest = taskId.slice(TASK_ID_PREFIX.length);
-  const dot = rest.indexOf('.');
-  if (dot <= 0 || dot === rest.length - 1) return undefined;
-  const server = Buffer.from(rest.slice(0, dot), 'base64url').toString('utf8');
-  return server.length > 0 ? { server, taskId: rest.slice(dot + 1) } : undefined;
-}

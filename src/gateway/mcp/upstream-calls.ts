@@ -21,11 +21,13 @@ import type { Caller } from '../../host/caller-relay.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import type { AskApproval } from '../../host/governance/governor.js';
 import type { HostCallOptions } from '../../host/host.js';
+import type { TaskLedger } from '../tasks/task-ledger.js';
 import { CONSENT_KEY } from './consent-gate.js';
 import type { GatewayServerOptions } from './gateway-server.js';
 import { asLoggingLevel, atLeast } from './log-levels.js';
 import { argumentsDigest, type RelayState } from './relay-state.js';
-import { TaskAnswer, taskForClient } from './task-routes.js';
+import { recordRelayedTask } from './relayed-tasks.js';
+import { TaskAnswer } from './task-routes.js';
 
 /**
  * One call from a gateway client to an upstream server, and what crosses the hop with it:
@@ -39,8 +41,11 @@ import { TaskAnswer, taskForClient } from './task-routes.js';
 /** What a gateway `tools/call` answers: a result, or the next round's input requests. */
 export type ToolAnswer = CallToolResult | InputRequiredResult;
 
-/** The gateway options with the state codec settled. */
-export type RelayOptions = GatewayServerOptions & { readonly relayState: RequestStateCodec<RelayState> };
+/** The gateway options with the state codec and the task ledger settled. */
+export type RelayOptions = GatewayServerOptions & {
+  readonly relayState: RequestStateCodec<RelayState>;
+  readonly tasks: TaskLedger;
+};
 
 /**
  * The calling client as the answerer of the upstream's elicitation, sampling and roots requests
@@ -145,7 +150,8 @@ export function relayToolCall(
 
 /**
  * What the client is answered for a relayed upstream answer: the result as it is, a task under
- * the gateway's task id (thrown, see {@link TaskAnswer}), or the next round with its state sealed.
+ * a gateway task id recorded with its principal (relayed-tasks.ts; thrown, see
+ * {@link TaskAnswer}), or the next round with its state sealed.
  */
 export function relayedAnswer(
   options: RelayOptions,
@@ -159,7 +165,12 @@ export function relayedAnswer(
   },
 ): Promise<ToolAnswer> | CallToolResult {
   const { answer } = call;
-  if (answer.kind === 'task') throw new TaskAnswer(taskForClient(entry.server, answer.raw));
+  if (answer.kind === 'task') {
+    const owner = { principal: options.principal.id, server: entry.server, tool: call.name };
+    return recordRelayedTask(options.tasks, owner, answer.raw).then((created) => {
+      throw new TaskAnswer(created);
+    });
+  }
   if (answer.kind === 'complete') return answer.raw as CallToolResult;
   return nextRound(options, call.ctx, answer.raw, {
     n: call.name,

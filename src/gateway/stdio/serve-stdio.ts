@@ -1,7 +1,9 @@
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { DEFAULT_GATEWAY, type GatewayTaskSettings } from '../../core/config/gateway-config.js';
 import type { Host } from '../../host/host.js';
 import { createGatewayServer, type GatewayServerOptions } from '../mcp/gateway-server.js';
 import { ViewChanges } from '../mcp/served-catalog.js';
+import { TaskLedger } from '../tasks/task-ledger.js';
 
 /**
  * The gateway over stdio, for clients that spawn their servers (Claude Desktop, IDEs): one
@@ -9,7 +11,9 @@ import { ViewChanges } from '../mcp/served-catalog.js';
  * local user — the person who started the process, so every server and tool is theirs to
  * reach; policy and consent still apply. Catalog changes become list-changed notifications.
  */
-export interface StdioGatewayOptions extends Omit<GatewayServerOptions, 'host' | 'principal'> {
+export interface StdioGatewayOptions extends Omit<GatewayServerOptions, 'host' | 'principal' | 'tasks'> {
+  /** How the gateway keeps its tasks (the `gateway.tasks` settings); default the defaults. */
+  readonly taskSettings?: GatewayTaskSettings;
   readonly input?: NodeJS.ReadableStream;
   readonly output?: NodeJS.WritableStream;
   readonly onerror?: (error: Error) => void;
@@ -55,9 +59,13 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
     }
   };
   host.on('catalog', onCatalog);
+  const tasks = new TaskLedger({
+    repository: host.tasks,
+    settings: options.taskSettings ?? DEFAULT_GATEWAY.tasks,
+  });
   const handle = serveStdio(
     () => {
-      const server = createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL });
+      const server = createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL, tasks });
       servers.push(server);
       return server;
     },
@@ -68,6 +76,7 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
     close: async () => {
       host.off('catalog', onCatalog);
       await handle.close();
+      await tasks.close();
       done();
     },
   };

@@ -57,6 +57,7 @@ const ROWS: readonly Row[] = [
   ['title', 'Shown', kept(), kept()],
   ['deferral', 'eager', kept(), kept()],
   ['optionalTasks', 'inline', kept(), kept()],
+  ['taskAfter', { render: 5, '*': 30 }, kept(), kept()],
   ['roots', [{ uri: 'file:///tmp', name: 'tmp' }], kept(), kept()],
   // A profile shows as normalized: the default profile's limits filled in.
   [
