@@ -7,6 +7,7 @@ import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
 import { describeSandbox } from '../../core/config/sandbox-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
+import { sandboxDestinations } from '../../policy/sandbox-destination.js';
 import { commandSteps, urlSteps, variablesStep } from './preflight.js';
 import { type DoctorConnection, type DoctorReport, type DoctorStep, skipped } from './report.js';
 
@@ -151,8 +152,9 @@ async function traceConnect(
     env: options.env,
     credentials: options.credentials ?? new FileCredentialStore({ dataDir: options.dataDir }),
     ...(options.network && { network: options.network }),
-    // Sandboxed as the host runs it, in the same state directory.
+    // Sandboxed as the host runs it, in the same state directory, its destinations judged alike.
     sandboxDir: join(options.dataDir, 'sandbox'),
+    sandboxNetwork: { judge: sandboxDestinations },
     onLog,
   });
   const spawnStep = (): DoctorStep[] =>

@@ -23,7 +23,7 @@ const base: SandboxLaunch = {
   ],
   read: ['/opt/srv'],
   write: [],
-  network: 'none',
+  network: { kind: 'none' },
   limits: {},
 };
 
@@ -52,7 +52,7 @@ describe('bwrapCommand', () => {
     expect(valuesOf(args, '--cap-drop')).toEqual([['ALL']]);
     // The program and its arguments come last, after the end of bwrap's options.
     expect(args.slice(args.lastIndexOf('--') + 1)).toEqual(['/usr/bin/node', '/opt/srv/index.js', '--flag']);
-    const shared = bwrapCommand({ ...base, network: 'host' }).args;
+    const shared = bwrapCommand({ ...base, network: { kind: 'host' } }).args;
     expect(shared).not.toContain('--unshare-net');
     expect(bwrapCommand({ ...base, disableUserns: false }).args).not.toContain('--disable-userns');
   });
