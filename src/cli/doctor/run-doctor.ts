@@ -128,6 +128,8 @@ async function traceConnect(
 ): Promise<DoctorConnection | undefined> {
   const started = performance.now();
   let spawned: { pid: string; at: number } | undefined;
+  // What the sandbox holds to, as its launch said it (and what it cannot).
+  let sandboxed: { detail: string; warnings: string[] } | undefined;
   const retries: string[] = [];
   const stderr: string[] = [];
   const onLog = (entry: LogEntry) => {
@@ -137,7 +139,10 @@ async function traceConnect(
     } else if (entry.source === 'lifecycle') {
       // The connection reports these two only as its own log lines; they are what the trace shows.
       const pid = /^started process (\d+)/.exec(entry.text)?.[1];
-      if (pid !== undefined) {
+      const inForce = /^sandboxed \(bubblewrap\); (.*)$/.exec(entry.text)?.[1];
+      if (inForce !== undefined) sandboxed = { detail: inForce, warnings: [] };
+      else if (entry.text.startsWith('sandbox: ')) sandboxed?.warnings.push(entry.text.slice(9));
+      else if (pid !== undefined) {
         // A retry starts the process again: its stderr is the one that tells.
         spawned = { pid, at: performance.now() };
         stderr.length = 0;
@@ -157,10 +162,23 @@ async function traceConnect(
     sandboxNetwork: { judge: sandboxDestinations },
     onLog,
   });
-  const spawnStep = (): DoctorStep[] =>
-    spawned
-      ? [{ step: 'spawn', status: 'ok', detail: `process ${spawned.pid}`, ms: spawned.at - started }]
-      : [];
+  const spawnStep = (): DoctorStep[] => [
+    ...(sandboxed
+      ? [
+          sandboxed.warnings.length === 0
+            ? { step: 'sandbox', status: 'ok' as const, detail: sandboxed.detail }
+            : {
+                step: 'sandbox',
+                status: 'warn' as const,
+                detail: `${sandboxed.detail}; ${sandboxed.warnings.join('; ')}`,
+                fix: `The sandbox of "${config.name}" does not hold all its limits: ${sandboxed.warnings.join(' ')}`,
+              },
+        ]
+      : []),
+    ...(spawned
+      ? [{ step: 'spawn', status: 'ok' as const, detail: `process ${spawned.pid}`, ms: spawned.at - started }]
+      : []),
+  ];
   try {
     try {
       await connection.connect();

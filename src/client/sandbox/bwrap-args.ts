@@ -27,10 +27,10 @@ import { STATE_DIR_VAR } from './sandbox-env.js';
  *   the server the capabilities to set up mounts of its own.
  * - **limits**: a cgroup of its own where the host could make one (`cgroup-limits.ts`), which
  *   the launch joins before bubblewrap starts (`/bin/sh` writes its pid into `cgroup.procs`,
- *   then `exec`s bwrap), so the whole tree is bounded, root's included; and always `prlimit`
- *   (util-linux) inside: RLIMIT_DATA, RLIMIT_NPROC (counted per user namespace since Linux
- *   5.14, so it bounds the sandbox alone, but not for root) and RLIMIT_CPU. `planWarnings`
- *   says what does not hold.
+ *   sets RLIMIT_DATA and RLIMIT_CPU with `ulimit`, then `exec`s bwrap), so the whole tree is
+ *   bounded, root's included. Without one, `prlimit` (util-linux) inside: RLIMIT_DATA,
+ *   RLIMIT_NPROC (counted per user namespace since Linux 5.14, so it bounds the sandbox alone,
+ *   but not for root) and RLIMIT_CPU. `planWarnings` says what does not hold.
  * - **launcher caches**: the user's package cache laid read-only under the server's own with
  *   overlayfs (bubblewrap 0.9+, `launcher-cache.ts`).
  *
@@ -143,7 +143,13 @@ export function bwrapCommand(launch: SandboxLaunch): SandboxedCommand {
   // Read-only: the sandbox may connect to the sockets, not replace them.
   if (launch.relay) args.push('--ro-bind', launch.relay.socketDir, SANDBOX_NET_DIR);
   args.push('--chdir', cwd, '--');
-  const limits = prlimitArgs(launch.limits);
+  // With a cgroup, the shell that joins it sets the per-process rlimits (an exec less), and the
+  // process limit is its pids.max; RLIMIT_NPROC, which must be set inside the user namespace to
+  // count the sandbox alone, is needed only where no cgroup holds the processes.
+  const held = new Set(launch.cgroup?.held ?? []);
+  const limits = launch.cgroup
+    ? prlimitArgs({ ...(!held.has('pids') && { processes: launch.limits.processes }) })
+    : prlimitArgs(launch.limits);
   if (limits.length > 0) {
     if (!launch.prlimit) {
       throw new SwitchboardError(
@@ -163,7 +169,7 @@ export function bwrapCommand(launch: SandboxLaunch): SandboxedCommand {
         command: launch.cgroup.shell,
         args: [
           '-c',
-          JOIN_CGROUP_SCRIPT,
+          `${shellLimits(launch.limits)}${JOIN_CGROUP_SCRIPT}`,
           'sandbox-cgroup',
           ...launch.cgroup.procs,
           '--',
@@ -195,6 +201,14 @@ export function mountOrder(launch: Pick<SandboxLaunch, 'read' | 'write' | 'state
   return [...byPath]
     .map(([path, writable]) => ({ path, writable }))
     .sort((a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The per-process rlimits as the joining shell sets them (`ulimit` sets soft and hard alike). */
+export function shellLimits(limits: SandboxLimits): string {
+  return [
+    ...(limits.memoryMb !== undefined ? [`ulimit -d ${limits.memoryMb * 1024} || exit 125; `] : []),
+    ...(limits.cpuSeconds !== undefined ? [`ulimit -t ${limits.cpuSeconds} || exit 125; `] : []),
+  ].join('');
 }
 
 /** prlimit's options for the limits (soft and hard alike, so the server cannot raise them). */

@@ -109,9 +109,13 @@ export function programPaths(program: Program, args: readonly string[], system: 
     if (!system.some((s) => within(path, s))) out.add(path);
   };
   for (const path of new Set([program.path, program.real])) {
+    // The system's own program (/bin/true is /usr/bin/true): granted with the system.
+    if (system.some((s) => within(path, s))) continue;
     const dir = dirname(path);
-    // bin/node → the installation it is part of (lib/node_modules beside it).
-    add(basename(dir) === 'bin' ? dirname(dir) : dir);
+    // bin/node → the installation it is part of (lib/node_modules beside it), unless that is
+    // `/` or the home directory: then the bin directory alone.
+    const above = dirname(dir);
+    add(basename(dir) === 'bin' && above !== '/' && above !== homedir() ? above : dir === '/' ? path : dir);
   }
   for (const arg of args) {
     if (!isAbsolute(arg) || !isFile(arg)) continue;
