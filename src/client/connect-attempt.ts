@@ -89,7 +89,7 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
         log(
           'lifecycle',
           'info',
-          `sandboxed (bubblewrap); state directory ${prepared.stateDir}; ${prepared.summary}`,
+          `sandboxed (${prepared.backend}); state directory ${prepared.stateDir}; ${prepared.summary}`,
         );
         for (const warning of prepared.warnings) log('lifecycle', 'warning', `sandbox: ${warning}`);
       },

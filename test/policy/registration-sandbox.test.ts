@@ -13,6 +13,7 @@ const CUSTOM: SandboxSetting = {
     env: [],
     limits: {},
     launcherCache: 'shared',
+    backend: { kind: 'bubblewrap' },
   },
 };
 

@@ -139,7 +139,7 @@ async function traceConnect(
     } else if (entry.source === 'lifecycle') {
       // The connection reports these two only as its own log lines; they are what the trace shows.
       const pid = /^started process (\d+)/.exec(entry.text)?.[1];
-      const inForce = /^sandboxed \(bubblewrap\); (.*)$/.exec(entry.text)?.[1];
+      const inForce = /^sandboxed \((?:bubblewrap|container)\); (.*)$/.exec(entry.text)?.[1];
       if (inForce !== undefined) sandboxed = { detail: inForce, warnings: [] };
       else if (entry.text.startsWith('sandbox: ')) sandboxed?.warnings.push(entry.text.slice(9));
       else if (pid !== undefined) {

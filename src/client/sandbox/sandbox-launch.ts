@@ -1,21 +1,15 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { SandboxProfile } from '../../core/config/sandbox-config.js';
 import { describeSandboxNetwork } from '../../core/config/sandbox-network.js';
 import { SwitchboardError } from '../../core/errors.js';
 import { interpolate } from '../../core/interpolate.js';
-import {
-  bwrapCommand,
-  describeLimits,
-  planWarnings,
-  type SandboxedCommand,
-  type SandboxLaunch,
-} from './bwrap-args.js';
+import { bwrapCommand, describeLimits, planWarnings, type SandboxLaunch } from './bwrap-args.js';
 import { type Bwrap, findBwrap, findExecutable, overlayWorks } from './bwrap-probe.js';
 import { createSandboxCgroup, type SandboxCgroup } from './cgroup-limits.js';
+import { prepareContainer } from './container-launch.js';
 import { cacheLayers, type LauncherCacheLayer, launcherOf, layerDirs } from './launcher-cache.js';
-import { openSandboxNet, type SandboxNet, type SandboxNetOptions } from './sandbox-net.js';
+import { openSandboxNet, type SandboxNet } from './sandbox-net.js';
 import {
   grantedPath,
   type Program,
@@ -24,6 +18,9 @@ import {
   rootPaths,
   systemEntries,
 } from './sandbox-paths.js';
+import type { PreparedSandbox, SandboxRequest } from './sandbox-request.js';
+
+export type { PreparedSandbox, SandboxRequest } from './sandbox-request.js';
 
 /**
  * The I/O half of a sandboxed launch: finds bubblewrap (and refuses with SANDBOX_UNAVAILABLE
@@ -34,41 +31,11 @@ import {
  * to the pure `bwrapCommand`. What it opened is released by `release()` once the sandbox ended.
  */
 
-/** What a sandboxed launch is given. */
-export interface SandboxRequest {
-  readonly server: string;
-  readonly profile: SandboxProfile;
-  /** Command, arguments, environment and cwd as the server would run sandboxed (interpolated; env from `sandboxEnv`). */
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-  /** The roots the server is offered (`file:` ones are granted read-only). */
-  readonly roots: readonly { readonly uri: string }[];
-  /** Where state directories live: the server's is `<stateRoot>/<server>`. */
-  readonly stateRoot: string;
-  /** The host's environment: `${VAR}` in the profile's paths, and where the user's caches are. */
-  readonly vars: Readonly<Record<string, string | undefined>>;
-  /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
-  readonly bwrapDirs?: readonly string[];
-  /** A filtered network's judge and resolver (the host gives them); without them such a profile does not start. */
-  readonly network?: SandboxNetOptions;
-}
-
-/** A launch ready to spawn, with what it cannot hold to (to log). */
-export interface PreparedSandbox extends SandboxedCommand {
-  readonly stateDir: string;
-  readonly warnings: readonly string[];
-  /** The sandbox in force, in a line: network, limits and how they hold, launcher cache. */
-  readonly summary: string;
-  /** Closes what the launch opened on the host (proxy sockets, cgroup). Idempotent; call once the sandbox ended. */
-  release(): Promise<void>;
-}
-
 /** Prepares the launch of a sandboxed server; throws SANDBOX_UNAVAILABLE or SPAWN_FAILED. */
 export async function prepareSandbox(request: SandboxRequest): Promise<PreparedSandbox> {
-  const bwrap = await findBwrap(request.bwrapDirs);
   const { profile, server } = request;
+  if (profile.backend.kind === 'container') return prepareContainer(request, profile.backend);
+  const bwrap = await findBwrap(request.bwrapDirs);
   const at = (field: string) => ({ server, field });
   const paths = (list: readonly string[], field: string) =>
     list.map((p, i) =>
@@ -144,6 +111,7 @@ export async function prepareSandbox(request: SandboxRequest): Promise<PreparedS
     ].join('; ');
     return {
       ...bwrapCommand(launch),
+      backend: 'bubblewrap',
       stateDir,
       warnings: planWarnings(launch, uid),
       summary,

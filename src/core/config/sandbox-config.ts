@@ -66,6 +66,15 @@ export const DEFAULT_SANDBOX_ENV: readonly string[] = [
 export type LauncherCache = 'shared' | 'own';
 
 /**
+ * What confines the server: bubblewrap (Linux namespaces around the host's own programs, the
+ * default), or a container of `image` run by docker or podman (the server's command runs inside
+ * the image; client/sandbox/container-args.ts maps the profile onto `run`'s options).
+ */
+export type SandboxBackend =
+  | { readonly kind: 'bubblewrap' }
+  | { readonly kind: 'container'; readonly image: string; readonly runtime?: 'docker' | 'podman' };
+
+/**
  * What a sandboxed server may reach beyond what every sandbox has (the system's programs and
  * libraries, read-only; its own state directory, writable; a private /tmp). Paths are absolute
  * and may hold `${VAR}` references, expanded when the server starts.
@@ -80,6 +89,7 @@ export interface SandboxProfile {
   readonly env: readonly string[];
   readonly limits: SandboxLimits;
   readonly launcherCache: LauncherCache;
+  readonly backend: SandboxBackend;
 }
 
 /** A server's sandbox: none, or a profile (`default` names the built-in one). */
@@ -102,6 +112,7 @@ export const DEFAULT_SANDBOX_PROFILE: SandboxProfile = {
   env: [],
   limits: DEFAULT_SANDBOX_LIMITS,
   launcherCache: 'shared',
+  backend: { kind: 'bubblewrap' },
 };
 
 /** The default profile as a setting (what a registration without `sandbox` gets). */
@@ -163,6 +174,41 @@ const profileSchema = z
       })
       .optional()
       .describe('Resource limits.'),
+    backend: z.enum(['bubblewrap', 'container']).optional().meta({
+      default: 'bubblewrap',
+      description:
+        'bubblewrap (Linux namespaces), or container: the server runs in "image" (docker or podman).',
+    }),
+    image: z
+      .string()
+      .min(1)
+      .max(500)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'must be an image reference, e.g. "node:22-slim"')
+      .optional()
+      .describe('backend "container": the image the server runs in (its command runs inside it).'),
+    runtime: z
+      .enum(['docker', 'podman'])
+      .optional()
+      .describe('backend "container": which runtime (default: podman if installed, else docker).'),
+  })
+  .superRefine((raw, ctx) => {
+    const container = raw.backend === 'container';
+    if (container && raw.image === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['image'],
+        message: 'is required with "backend": "container" (e.g. "node:22-slim")',
+      });
+    for (const field of ['image', 'runtime'] as const)
+      if (!container && raw[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'applies only with "backend": "container"' });
+    if (container && raw.network !== undefined && !['none', 'host'].includes(raw.network as string))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['network'],
+        message:
+          'must be "none" or "host" with "backend": "container" (a filtered network runs its relay with the host\'s Node, which an image need not have)',
+      });
   })
   .describe('A profile: the default one plus what it grants.');
 
@@ -189,6 +235,10 @@ export function normalizeSandbox(raw: z.output<typeof sandboxSchema>): SandboxSe
       env: raw.env ?? [],
       limits: { ...DEFAULT_SANDBOX_LIMITS, ...raw.limits },
       launcherCache: raw.launcherCache ?? 'shared',
+      backend:
+        raw.backend === 'container' && raw.image !== undefined
+          ? { kind: 'container', image: raw.image, ...(raw.runtime && { runtime: raw.runtime }) }
+          : { kind: 'bubblewrap' },
     },
   };
 }
@@ -197,7 +247,7 @@ export function normalizeSandbox(raw: z.output<typeof sandboxSchema>): SandboxSe
 export function rawSandbox(setting: SandboxSetting): RawSandbox {
   if (setting.kind === 'off') return 'off';
   if (setting.name === 'default') return 'default';
-  const { read, write, network, env, limits, launcherCache } = setting.profile;
+  const { read, write, network, env, limits, launcherCache, backend } = setting.profile;
   return {
     read: [...read],
     write: [...write],
@@ -205,6 +255,11 @@ export function rawSandbox(setting: SandboxSetting): RawSandbox {
     ...(env.length > 0 && { env: [...env] }),
     limits: { ...limits },
     ...(launcherCache !== 'shared' && { launcherCache }),
+    ...(backend.kind === 'container' && {
+      backend: 'container' as const,
+      image: backend.image,
+      ...(backend.runtime && { runtime: backend.runtime }),
+    }),
   };
 }
 
@@ -225,5 +280,10 @@ export function describeSandbox(setting: SandboxSetting | undefined): string {
     ...(limits.cpus !== undefined ? [`${limits.cpus} CPU`] : []),
     ...(env.length > 0 ? [`inherits ${env.join(', ')}`] : []),
   ];
-  return `${setting.name} profile (bubblewrap): ${parts.join('; ')}`;
+  const { backend } = setting.profile;
+  const how =
+    backend.kind === 'container'
+      ? `container ${backend.image}${backend.runtime ? ` via ${backend.runtime}` : ''}`
+      : 'bubblewrap';
+  return `${setting.name} profile (${how}): ${parts.join('; ')}`;
 }

@@ -111,7 +111,7 @@ export async function probe(conn: Connection, args: Record<string, unknown>): Pr
 
 /** The sandbox line the connection logged when it started ("sandboxed (bubblewrap); …"). */
 export function sandboxLine(logs: readonly LogEntry[]): string {
-  return logs.find((l) => l.text.startsWith('sandboxed (bubblewrap)'))?.text ?? '';
+  return logs.find((l) => l.text.startsWith('sandboxed ('))?.text ?? '';
 }
 
 export interface Listener {
