@@ -29,6 +29,7 @@ export interface Report {
   get: { url: string; status: number | string; refused?: string; body?: string }[];
   run?: { code: number | string; stdout: string; stderr: string };
   bomb?: number | null;
+  hog?: (string | number | null)[];
 }
 
 export interface SandboxPlace {

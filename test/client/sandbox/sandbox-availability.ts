@@ -31,17 +31,19 @@ export const isRoot = process.getuid?.() === 0;
  * Whether a sandbox gets a cgroup holding its process count here (pids.max binds root too).
  * Found out the way a launch does it: by making one.
  */
-export const processCgroup: { readonly held: boolean; readonly why: string } = (() => {
-  const made = createSandboxCgroup('availability', { processes: 8 });
-  void made.cgroup?.remove();
-  const held = made.cgroup?.held.some((h) => h.controller === 'pids') ?? false;
-  return {
-    held,
-    why: held
-      ? 'a cgroup holds pids.max'
-      : 'no writable pids controller (cgroup v2 delegated, or v1 as root): as root, nothing bounds the process count',
-  };
-})();
+export const processCgroup: { readonly held: boolean; readonly memory: boolean; readonly why: string } =
+  (() => {
+    const made = createSandboxCgroup('availability', { processes: 8, memoryMb: 64 });
+    void made.cgroup?.remove();
+    const held = made.cgroup?.held.some((h) => h.controller === 'pids') ?? false;
+    return {
+      held,
+      memory: made.cgroup?.held.some((h) => h.controller === 'memory') ?? false,
+      why: held
+        ? 'a cgroup holds pids.max'
+        : 'no writable pids controller (cgroup v2 delegated, or v1 as root): as root, nothing bounds the process count',
+    };
+  })();
 
 if (isRoot && !processCgroup.held && !skipSandbox) {
   process.stderr.write(

@@ -251,6 +251,21 @@ describe.skipIf(skipSandbox)('sandboxed stdio servers (bubblewrap)', () => {
     },
   );
 
+  it.skipIf(!processCgroup.memory)(
+    'bounds the memory of its whole tree, not only of each process',
+    async () => {
+      // Three processes of ~64 MiB each (and Node's own): each under the per-process limit, the
+      // three together over the sandbox's 192 MiB.
+      const { conn, logs } = probeServer('hogs', { limits: { memoryMb: 192 } });
+      await conn.connect();
+      expect(sandboxLine(logs)).toMatch(/cgroup: 256 processes, 192 MiB for the whole tree/);
+      const report = await probe(conn, { hog: { children: 3, mb: 64 } });
+      expect(report.hog).toContain('SIGKILL');
+      // One alone fits.
+      expect((await probe(conn, { hog: { children: 1, mb: 64 } })).hog).toEqual([0]);
+    },
+  );
+
   it('ends its whole tree on close, processes that left its session included', async () => {
     const { conn } = probeServer('lingerer', 'default');
     await conn.connect();
