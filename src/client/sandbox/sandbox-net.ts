@@ -72,6 +72,10 @@ export interface SandboxNet {
   close(): Promise<void>;
 }
 
+/** Socket directories open now: removed when this process exits, however the sandboxes ended. */
+const openDirs = new Set<string>();
+let exitHook = false;
+
 /** Opens the sockets of one sandbox's filtered network. */
 export async function openSandboxNet(
   network: FilteredNetwork,
@@ -80,6 +84,13 @@ export async function openSandboxNet(
   // In the system's temporary directory: a unix socket's path is limited to 107 bytes.
   const dir = mkdtempSync(join(tmpdir(), 'sb-net-'));
   chmodSync(dir, 0o700);
+  openDirs.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const open of openDirs) rmSync(open, { recursive: true, force: true });
+    });
+  }
   const live = new Set<Duplex>();
   const max = options.maxConnections ?? 256;
   const admit = (socket: Duplex): boolean => {
@@ -112,6 +123,7 @@ export async function openSandboxNet(
   } catch (error) {
     for (const server of servers) server.close();
     rmSync(dir, { recursive: true, force: true });
+    openDirs.delete(dir);
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -123,6 +135,7 @@ export async function openSandboxNet(
         for (const socket of live) socket.destroy();
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
         rmSync(dir, { recursive: true, force: true });
+        openDirs.delete(dir);
       })();
       return closing;
     },
