@@ -29,6 +29,8 @@ const NODE_ONLY: Record<string, readonly string[]> = {
     'client/auth/login/open-browser.ts',
     // Finds out whether bubblewrap can create namespaces here, by running it.
     'client/sandbox/bwrap-probe.ts',
+    // Asks the container runtime whether it runs containers, and removes a sandbox's container.
+    'client/sandbox/container-launch.ts',
     // The host's watchdog, which ends its stdio servers' trees if the host is killed.
     'host/supervisor/spawn-watchdog.ts',
   ],

@@ -79,8 +79,18 @@ export async function openSession(attempt: ConnectAttempt, wiring: AttemptWiring
       // The directories it may see are the roots it is told of (roots.ts): the two agree.
       roots: resolveRoots(config.roots, options.defaultRoots),
       ...(options.bwrapDirs && { bwrapDirs: options.bwrapDirs }),
+      ...(options.sandboxNetwork && {
+        network: {
+          ...options.sandboxNetwork,
+          onEvent: (event) => log('lifecycle', 'warning', `sandbox network: ${event.text}`),
+        },
+      }),
       onPrepared: (prepared) => {
-        log('lifecycle', 'info', `sandboxed (bubblewrap); state directory ${prepared.stateDir}`);
+        log(
+          'lifecycle',
+          'info',
+          `sandboxed (${prepared.backend}); state directory ${prepared.stateDir}; ${prepared.summary}`,
+        );
         for (const warning of prepared.warnings) log('lifecycle', 'warning', `sandbox: ${warning}`);
       },
     },

@@ -5,6 +5,7 @@ import type { CredentialStore } from './auth/credential-store.js';
 import type { AuthorizationHandler } from './auth/oauth-session.js';
 import type { EraVerdictStore } from './era.js';
 import type { ListKind, ListSnapshot } from './list-cache.js';
+import type { SandboxNetOptions } from './sandbox/sandbox-net.js';
 import type { ElicitationHandler, RootsHandler, SamplingHandler } from './server-requests.js';
 import type { TaskInfo } from './task-runner.js';
 import type { NetworkGuard } from './transports/guarded-fetch.js';
@@ -100,6 +101,12 @@ export interface ConnectionOptions {
   readonly sandboxDir?: string;
   /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
   readonly bwrapDirs?: readonly string[];
+  /**
+   * How a sandbox with a filtered network (`sandbox.network` "loopback" or `{ loopback, hosts }`)
+   * has its destinations judged: the judge (policy/sandbox-destination.ts, which the host
+   * passes) and the resolver of names. Without it such a sandbox does not start.
+   */
+  readonly sandboxNetwork?: Pick<SandboxNetOptions, 'judge' | 'resolve'>;
   /**
    * Declare the MCP Apps extension (`io.modelcontextprotocol/ui`) to the server: the embedding
    * app renders tool views (the dashboard, a gateway's extension-aware clients). Default off,

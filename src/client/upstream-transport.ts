@@ -8,6 +8,8 @@ import type { CredentialStore } from './auth/credential-store.js';
 import { resolveHttpAuth } from './auth/http-auth.js';
 import type { AuthorizationHandler } from './auth/oauth-session.js';
 import { oauthFetch } from './auth/request-auth.js';
+import { STATE_DIR_VAR, sandboxEnv } from './sandbox/sandbox-env.js';
+import type { SandboxNetOptions } from './sandbox/sandbox-net.js';
 import {
   type GuardedFetch,
   type NetworkGuard,
@@ -58,6 +60,8 @@ export interface UpstreamSandboxOptions {
   /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
   readonly bwrapDirs?: readonly string[];
   readonly onPrepared?: StdioSandbox['onPrepared'];
+  /** A filtered network's judge, resolver and where its refusals are reported. */
+  readonly network?: SandboxNetOptions;
 }
 
 export function createUpstreamTransport(config: ServerConfig, options: UpstreamTransportOptions): Transport {
@@ -67,11 +71,15 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
   if (t.kind === 'stdio') {
     const sandbox = t.sandbox?.kind === 'profile' ? t.sandbox.profile : undefined;
     const place = options.sandbox;
+    const stateRoot = place?.stateRoot ?? defaultStateRoot();
+    // A sandboxed entry may name its state directory: ${SWITCHBOARD_STATE_DIR}/memory.jsonl.
+    const vars = sandbox ? { ...env, [STATE_DIR_VAR]: join(stateRoot, config.name) } : env;
+    const own = interpolateRecord(t.env, vars, at('env'));
     return new StdioTransport({
-      command: interpolate(t.command, env, at('command')),
-      args: t.args.map((a, i) => interpolate(a, env, at(`args[${i}]`))),
-      env: buildChildEnv(env, interpolateRecord(t.env, env, at('env'))),
-      ...(t.cwd !== undefined && { cwd: interpolate(t.cwd, env, at('cwd')) }),
+      command: interpolate(t.command, vars, at('command')),
+      args: t.args.map((a, i) => interpolate(a, vars, at(`args[${i}]`))),
+      env: sandbox ? sandboxEnv(env, own, sandbox.env) : buildChildEnv(env, own),
+      ...(t.cwd !== undefined && { cwd: interpolate(t.cwd, vars, at('cwd')) }),
       ...(options.onSpawn && { onSpawn: options.onSpawn }),
       ...(options.spawnRecorder && { spawnRecorder: options.spawnRecorder }),
       ...(options.onStderrLine && { onStderrLine: options.onStderrLine }),
@@ -81,9 +89,10 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
           server: config.name,
           profile: sandbox,
           roots: place?.roots ?? [],
-          stateRoot: place?.stateRoot ?? defaultStateRoot(),
+          stateRoot,
           vars: env,
           ...(place?.bwrapDirs && { bwrapDirs: place.bwrapDirs }),
+          ...(place?.network && { network: place.network }),
           ...(place?.onPrepared && { onPrepared: place.onPrepared }),
         },
       }),

@@ -12,6 +12,7 @@ import type { GovernanceConfig } from '../core/config/governance-config.js';
 import { resolveGovernance } from '../core/config/governance-config.js';
 import { describeError } from '../core/errors.js';
 import type { RootConfig, TrustLevel } from '../core/server-config.js';
+import { sandboxDestinations } from '../policy/sandbox-destination.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/ports.js';
 import { CallerRelay } from './caller-relay.js';
@@ -114,6 +115,8 @@ export async function assembleHost(options: HostOptions): Promise<HostParts> {
       credentials,
       // Beside the store, not in it: a sandbox is granted its own directory here and nothing above.
       sandboxDir: join(dataDir, 'sandbox'),
+      // A filtered sandbox network's destinations, judged by policy and resolved as the host resolves.
+      sandboxNetwork: { judge: sandboxDestinations, resolve: options.resolver ?? systemResolver },
       ...options.connection,
       eraStore,
       onLog: (entry) => sink?.onLog(entry),

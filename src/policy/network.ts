@@ -162,7 +162,7 @@ export function decideHost(
 }
 
 /** "evil.test resolves to ::ffff:a9fe:a9fe, which embeds 169.254.169.254 (IPv4-mapped), a cloud metadata address (…)". */
-function describeAddress(host: string, address: string, verdict: AddressVerdict): string {
+export function describeAddress(host: string, address: string, verdict: AddressVerdict): string {
   const subject = sameAddress(address, host) ? address : `${host} resolves to ${address}`;
   const embedded = verdict.embedded
     ? `, which embeds ${verdict.embedded.ipv4} (${verdict.embedded.form}),`

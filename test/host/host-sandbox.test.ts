@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSwitchboardError } from '../../src/core/errors.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { Host } from '../../src/host/host.js';
+import { listenEcho } from '../client/sandbox/probe-harness.js';
 import { skipSandbox } from '../client/sandbox/sandbox-availability.js';
 import { sandboxProbeBin } from '../fixtures/paths.js';
 import { catalogHas, eventually } from '../helpers/wait.js';
@@ -107,6 +108,36 @@ describe.skipIf(skipSandbox)('the host and sandboxes', () => {
     expect(failed?.error?.code).toBe('SANDBOX_UNAVAILABLE');
     expect(failed?.error?.message).toMatch(/bubblewrap/);
     expect(existsSync(join(dataDir, 'sandbox', 'boxed'))).toBe(false);
+  });
+
+  it('judges a registration’s filtered network by the sandbox policy, resolving names as the host does', async () => {
+    const echo = await listenEcho();
+    try {
+      const asked: string[] = [];
+      host = await Host.create({
+        dataDir,
+        governance: FULL_AUTO,
+        resolver: async (name) => {
+          asked.push(name);
+          if (name !== 'svc.example.test') throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+          return [{ address: '127.0.0.1', family: 4 }];
+        },
+      });
+      const network = { hosts: [`svc.example.test:${echo.port}`], loopback: [echo.port] };
+      await host.register({ name: 'net', ...probeEntry, sandbox: { network } }, 'api', { via: 'api' });
+      await catalogHas(host, 'mcp__net__probe');
+      const result = await host.callTool('mcp__net__probe', {
+        tunnel: [`svc.example.test:${echo.port}`, 'other.example.test:443'],
+      });
+      const report = JSON.parse(result.text) as {
+        tunnel: { status: number; echoed?: string; refused?: string }[];
+      };
+      expect(report.tunnel[0]).toMatchObject({ status: 200, echoed: 'pong:ping' });
+      expect(report.tunnel[1]).toMatchObject({ status: 403, refused: expect.stringMatching(/not listed/) });
+      expect(asked).toEqual(['svc.example.test']);
+    } finally {
+      echo.close();
+    }
   });
 
   it('leaves a config-file entry without "sandbox" unsandboxed (it opts in)', async () => {

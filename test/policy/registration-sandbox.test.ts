@@ -6,7 +6,15 @@ const OFF: SandboxSetting = { kind: 'off' };
 const CUSTOM: SandboxSetting = {
   kind: 'profile',
   name: 'custom',
-  profile: { read: ['/srv'], write: [], network: 'host', limits: {} },
+  profile: {
+    read: ['/srv'],
+    write: [],
+    network: { kind: 'host' },
+    env: [],
+    limits: {},
+    launcherCache: 'shared',
+    backend: { kind: 'bubblewrap' },
+  },
 };
 
 describe('decideRegistrationSandbox', () => {

@@ -8,7 +8,7 @@ export type StepStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 /** One step of the trace. */
 export interface DoctorStep {
-  /** `config`, `variables`, `command`, `cwd`, `url`, `dns`, `spawn`, `connect`, `handshake`, `capabilities`, `tools`, `resources`, `prompts`, `auth`. */
+  /** `config`, `variables`, `command`, `cwd`, `url`, `dns`, `sandbox`, `spawn`, `connect`, `handshake`, `capabilities`, `tools`, `resources`, `prompts`, `auth`. */
   readonly step: string;
   readonly status: StepStatus;
   readonly detail: string;

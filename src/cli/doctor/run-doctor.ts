@@ -7,6 +7,7 @@ import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
 import { describeSandbox } from '../../core/config/sandbox-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
+import { sandboxDestinations } from '../../policy/sandbox-destination.js';
 import { commandSteps, urlSteps, variablesStep } from './preflight.js';
 import { type DoctorConnection, type DoctorReport, type DoctorStep, skipped } from './report.js';
 
@@ -127,6 +128,8 @@ async function traceConnect(
 ): Promise<DoctorConnection | undefined> {
   const started = performance.now();
   let spawned: { pid: string; at: number } | undefined;
+  // What the sandbox holds to, as its launch said it (and what it cannot).
+  let sandboxed: { detail: string; warnings: string[] } | undefined;
   const retries: string[] = [];
   const stderr: string[] = [];
   const onLog = (entry: LogEntry) => {
@@ -136,7 +139,10 @@ async function traceConnect(
     } else if (entry.source === 'lifecycle') {
       // The connection reports these two only as its own log lines; they are what the trace shows.
       const pid = /^started process (\d+)/.exec(entry.text)?.[1];
-      if (pid !== undefined) {
+      const inForce = /^sandboxed \((?:bubblewrap|container)\); (.*)$/.exec(entry.text)?.[1];
+      if (inForce !== undefined) sandboxed = { detail: inForce, warnings: [] };
+      else if (entry.text.startsWith('sandbox: ')) sandboxed?.warnings.push(entry.text.slice(9));
+      else if (pid !== undefined) {
         // A retry starts the process again: its stderr is the one that tells.
         spawned = { pid, at: performance.now() };
         stderr.length = 0;
@@ -151,14 +157,28 @@ async function traceConnect(
     env: options.env,
     credentials: options.credentials ?? new FileCredentialStore({ dataDir: options.dataDir }),
     ...(options.network && { network: options.network }),
-    // Sandboxed as the host runs it, in the same state directory.
+    // Sandboxed as the host runs it, in the same state directory, its destinations judged alike.
     sandboxDir: join(options.dataDir, 'sandbox'),
+    sandboxNetwork: { judge: sandboxDestinations },
     onLog,
   });
-  const spawnStep = (): DoctorStep[] =>
-    spawned
-      ? [{ step: 'spawn', status: 'ok', detail: `process ${spawned.pid}`, ms: spawned.at - started }]
-      : [];
+  const spawnStep = (): DoctorStep[] => [
+    ...(sandboxed
+      ? [
+          sandboxed.warnings.length === 0
+            ? { step: 'sandbox', status: 'ok' as const, detail: sandboxed.detail }
+            : {
+                step: 'sandbox',
+                status: 'warn' as const,
+                detail: `${sandboxed.detail}; ${sandboxed.warnings.join('; ')}`,
+                fix: `The sandbox of "${config.name}" does not hold all its limits: ${sandboxed.warnings.join(' ')}`,
+              },
+        ]
+      : []),
+    ...(spawned
+      ? [{ step: 'spawn', status: 'ok' as const, detail: `process ${spawned.pid}`, ms: spawned.at - started }]
+      : []),
+  ];
   try {
     try {
       await connection.connect();

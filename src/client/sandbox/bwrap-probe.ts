@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { SwitchboardError } from '../../core/errors.js';
 
@@ -17,6 +17,8 @@ export interface Bwrap {
   readonly path: string;
   /** Knows `--disable-userns` (0.8.0 and later). */
   readonly disableUserns: boolean;
+  /** Knows `--overlay` (0.9.0 and later); whether the kernel mounts one is `overlayWorks`. */
+  readonly overlay: boolean;
 }
 
 const INSTALL =
@@ -60,6 +62,7 @@ async function probe(dirs: readonly string[]): Promise<Bwrap> {
   }
   const version = await run(path, ['--version']);
   const disableUserns = version.ok && atLeast(version.stdout, [0, 8, 0]);
+  const overlay = version.ok && atLeast(version.stdout, [0, 9, 0]);
   // The same namespaces a sandbox asks for, around a program that does nothing.
   const tried = await run(path, [
     '--unshare-user',
@@ -84,7 +87,56 @@ async function probe(dirs: readonly string[]): Promise<Bwrap> {
       { details: { reason: 'namespaces-unavailable', bwrap: path, stderr: tried.stderr } },
     );
   }
-  return { path, disableUserns };
+  return { path, disableUserns, overlay };
+}
+
+const overlays = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether bubblewrap can mount an overlay whose upper layer lies in `dir`'s file system (the
+ * kernel allows overlayfs in a user namespace since 5.11; an upper layer on overlayfs itself,
+ * as in many containers, it refuses). Found out once per directory by mounting one.
+ */
+export function overlayWorks(bwrap: Bwrap, dir: string): Promise<boolean> {
+  if (!bwrap.overlay) return Promise.resolve(false);
+  const key = `${bwrap.path}\0${dir}`;
+  let known = overlays.get(key);
+  if (!known) {
+    known = (async () => {
+      let base: string;
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        base = mkdtempSync(join(dir, '.overlay-probe-'));
+      } catch {
+        return false;
+      }
+      try {
+        for (const sub of ['lower', 'upper', 'work', 'merged']) mkdirSync(join(base, sub));
+        const tried = await run(bwrap.path, [
+          '--unshare-user',
+          '--ro-bind',
+          '/',
+          '/',
+          '--bind',
+          base,
+          base,
+          '--overlay-src',
+          join(base, 'lower'),
+          '--overlay',
+          join(base, 'upper'),
+          join(base, 'work'),
+          join(base, 'merged'),
+          '--',
+          'true',
+        ]);
+        return tried.ok;
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    })();
+    overlays.set(key, known);
+  }
+  return known;
 }
 
 /** The first executable `name` in `dirs`, or undefined. */

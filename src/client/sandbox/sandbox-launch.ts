@@ -1,246 +1,174 @@
-import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { SandboxProfile } from '../../core/config/sandbox-config.js';
+import { join, resolve } from 'node:path';
+import { describeSandboxNetwork } from '../../core/config/sandbox-network.js';
 import { SwitchboardError } from '../../core/errors.js';
 import { interpolate } from '../../core/interpolate.js';
-import { bwrapCommand, planWarnings, type SandboxedCommand, type SystemEntry, within } from './bwrap-args.js';
-import { findBwrap, findExecutable } from './bwrap-probe.js';
+import { bwrapCommand, describeLimits, planWarnings, type SandboxLaunch } from './bwrap-args.js';
+import { type Bwrap, findBwrap, findExecutable, overlayWorks } from './bwrap-probe.js';
+import { createSandboxCgroup, type SandboxCgroup } from './cgroup-limits.js';
+import { prepareContainer } from './container-launch.js';
+import { cacheLayers, type LauncherCacheLayer, launcherOf, layerDirs } from './launcher-cache.js';
+import { openSandboxNet, type SandboxNet } from './sandbox-net.js';
+import {
+  grantedPath,
+  type Program,
+  programPaths,
+  resolveProgram,
+  rootPaths,
+  systemEntries,
+} from './sandbox-paths.js';
+import type { PreparedSandbox, SandboxRequest } from './sandbox-request.js';
+
+export type { PreparedSandbox, SandboxRequest } from './sandbox-request.js';
 
 /**
  * The I/O half of a sandboxed launch: finds bubblewrap (and refuses with SANDBOX_UNAVAILABLE
- * when it cannot work here), resolves the program and the granted paths, creates the server's
- * state directory, and hands the rest to the pure `bwrapCommand`.
- *
- * What the program itself needs is granted read-only without being asked: the directory tree
- * it was installed in (e.g. a Node installation under ~/.nvm), and for every argument that is
- * an existing file (a script), the package it belongs to (`packageRoot`), else the file alone. Directories named in arguments are not granted: what a server works on is granted by
- * its profile or its roots.
+ * when it cannot work here), resolves the program and the granted paths (`sandbox-paths.ts`),
+ * creates the server's state directory, opens what the sandbox needs on the host's side — the
+ * proxy and relay sockets of a filtered network (`sandbox-net.ts`), its cgroup
+ * (`cgroup-limits.ts`), its launcher's cache layers (`launcher-cache.ts`) — and hands the rest
+ * to the pure `bwrapCommand`. What it opened is released by `release()` once the sandbox ended.
  */
-
-/** The system's programs, libraries and the files of /etc a program commonly reads. */
-export const SYSTEM_PATHS: readonly string[] = [
-  '/usr',
-  '/bin',
-  '/sbin',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/etc/alternatives',
-  '/etc/ca-certificates',
-  '/etc/ssl',
-  '/etc/pki',
-  '/etc/ld.so.cache',
-  '/etc/ld.so.conf',
-  '/etc/ld.so.conf.d',
-  '/etc/localtime',
-  '/etc/nsswitch.conf',
-  '/etc/passwd',
-  '/etc/group',
-  '/etc/hosts',
-  '/etc/resolv.conf',
-  '/etc/host.conf',
-  '/etc/gai.conf',
-  '/etc/mime.types',
-];
-
-/** What a sandboxed launch is given. */
-export interface SandboxRequest {
-  readonly server: string;
-  readonly profile: SandboxProfile;
-  /** Command, arguments, environment and cwd as the server would run unsandboxed (interpolated). */
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-  /** The roots the server is offered (`file:` ones are granted read-only). */
-  readonly roots: readonly { readonly uri: string }[];
-  /** Where state directories live: the server's is `<stateRoot>/<server>`. */
-  readonly stateRoot: string;
-  /** Variables for `${VAR}` in the profile's paths. */
-  readonly vars: Readonly<Record<string, string | undefined>>;
-  /** Where bubblewrap is looked for (default: PATH, /usr/bin, /bin). */
-  readonly bwrapDirs?: readonly string[];
-}
-
-/** A launch ready to spawn, with what it cannot hold to (to log). */
-export interface PreparedSandbox extends SandboxedCommand {
-  readonly stateDir: string;
-  readonly warnings: readonly string[];
-}
 
 /** Prepares the launch of a sandboxed server; throws SANDBOX_UNAVAILABLE or SPAWN_FAILED. */
 export async function prepareSandbox(request: SandboxRequest): Promise<PreparedSandbox> {
-  const bwrap = await findBwrap(request.bwrapDirs);
   const { profile, server } = request;
+  if (profile.backend.kind === 'container') return prepareContainer(request, profile.backend);
+  const bwrap = await findBwrap(request.bwrapDirs);
   const at = (field: string) => ({ server, field });
   const paths = (list: readonly string[], field: string) =>
     list.map((p, i) =>
       grantedPath(interpolate(p, request.vars, at(`sandbox.${field}[${i}]`)), server, field),
     );
-  const stateDir = join(request.stateRoot, server);
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const command = resolveProgram(request.command, request.env.PATH ?? '', request.cwd);
+  const stateDir = join(request.stateRoot, server);
+  const filtered = profile.network.kind === 'filtered' ? profile.network : undefined;
+  if (filtered && !request.network) {
+    throw new SwitchboardError(
+      'SANDBOX_UNAVAILABLE',
+      `Server "${server}": its sandbox reaches the network through a proxy, and this connection was made without the judge of its destinations (ConnectionOptions.sandboxNetwork, which a Host sets). Connect it through a Host, or give the option.`,
+      { details: { server, reason: 'no-network-judge' } },
+    );
+  }
   const system = systemEntries();
   const systemPaths = system.map((s) => s.path);
+  const node = filtered ? nodeProgram() : undefined;
   const read = [
     ...programPaths(command, request.args, systemPaths),
+    ...(node ? programPaths(node, [], systemPaths) : []),
     ...paths(profile.read, 'read'),
     ...rootPaths(request.roots, server),
   ];
   const write = paths(profile.write, 'write');
-  const prlimit = findExecutable('prlimit', ['/usr/bin', '/bin']);
-  const launch = {
-    bwrap: bwrap.path,
-    ...(prlimit && { prlimit }),
-    disableUserns: bwrap.disableUserns,
-    command: command.path,
-    args: request.args,
-    env: request.env,
-    ...(request.cwd !== undefined && { cwd: resolve(request.cwd) }),
-    stateDir,
-    system,
-    read,
-    write,
-    network: profile.network,
-    limits: profile.limits,
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const caches = await launcherCaches(bwrap, command, request, stateDir);
+  const opened: { net?: SandboxNet; cgroup?: SandboxCgroup } = {};
+  let released: Promise<void> | undefined;
+  const release = () => {
+    released ??= Promise.all([opened.net?.close(), opened.cgroup?.remove()]).then(() => undefined);
+    return released;
   };
-  return {
-    ...bwrapCommand(launch),
-    stateDir,
-    warnings: planWarnings(launch, process.getuid?.()),
-  };
-}
-
-/** A granted path: absolute, existing (bubblewrap cannot bind what is not there). */
-function grantedPath(path: string, server: string, field: string): string {
-  if (!isAbsolute(path)) {
-    throw new SwitchboardError(
-      'SANDBOX_UNAVAILABLE',
-      `Server "${server}": sandbox.${field} holds "${path}", which is not an absolute path. Write it from the root, e.g. "/srv/data".`,
-      { details: { server, reason: 'path', path } },
-    );
-  }
-  const normalized = resolve(path);
-  if (!existsSync(normalized)) {
-    throw new SwitchboardError(
-      'SANDBOX_UNAVAILABLE',
-      `Server "${server}": sandbox.${field} grants "${normalized}", which does not exist, so the sandbox cannot be set up. Create it, or remove it from the profile.`,
-      { details: { server, reason: 'path', path: normalized } },
-    );
-  }
-  return normalized;
-}
-
-function rootPaths(roots: readonly { readonly uri: string }[], server: string): string[] {
-  const out: string[] = [];
-  for (const root of roots) {
-    if (!root.uri.startsWith('file:')) continue;
-    let path: string;
-    try {
-      path = fileURLToPath(root.uri);
-    } catch {
-      continue; // not a local path; the roots' own checks report it
-    }
-    out.push(grantedPath(path, server, 'roots'));
-  }
-  return out;
-}
-
-interface Program {
-  /** The path as found (spawned as such). */
-  readonly path: string;
-  /** Its real path (symlinks resolved). */
-  readonly real: string;
-}
-
-/** The program as PATH finds it, or SPAWN_FAILED as an unsandboxed spawn would say. */
-function resolveProgram(command: string, searchPath: string, cwd: string | undefined): Program {
-  const found = command.includes('/')
-    ? resolve(cwd ?? process.cwd(), command)
-    : findExecutable(command, searchPath.split(delimiter));
-  if (!found || !existsSync(found)) {
-    throw new SwitchboardError(
-      'SPAWN_FAILED',
-      `"${command}" was not found. Check that it is installed and on PATH, or give its full path.`,
-      { details: { command, errno: 'ENOENT' } },
-    );
-  }
-  return { path: found, real: realpathSync(found) };
-}
-
-/** The program's installation and its scripts' packages, outside the system paths. */
-function programPaths(program: Program, args: readonly string[], system: readonly string[]): string[] {
-  const out = new Set<string>();
-  const add = (path: string) => {
-    if (!system.some((s) => within(path, s))) out.add(path);
-  };
-  for (const path of new Set([program.path, program.real])) {
-    const dir = dirname(path);
-    // bin/node → the installation it is part of (lib/node_modules beside it).
-    add(basename(dir) === 'bin' ? dirname(dir) : dir);
-  }
-  for (const arg of args) {
-    if (!isAbsolute(arg) || !isFile(arg)) continue;
-    add(packageRoot(realpathSync(arg)) ?? realpathSync(arg));
-  }
-  return [...out];
-}
-
-/**
- * What a script needs to run: for one inside a `node_modules` tree, that whole tree (its
- * dependencies are hoisted beside it); else its package, the nearest directory above it with a
- * package.json or pyproject.toml (never the home directory or `/`).
- */
-function packageRoot(file: string): string | undefined {
-  const modules = file.indexOf('/node_modules/');
-  if (modules > 0) return file.slice(0, modules + '/node_modules'.length);
-  const home = homedir();
-  for (let dir = dirname(file); dir !== dirname(dir) && dir !== home; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) || existsSync(join(dir, 'pyproject.toml'))) return dir;
-  }
-  return undefined;
-}
-
-function isFile(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    if (filtered && request.network) opened.net = await openSandboxNet(filtered, request.network);
+    const { cgroup } = createSandboxCgroup(server, profile.limits);
+    const shell = cgroup && findExecutable('sh', ['/bin', '/usr/bin']);
+    if (cgroup && shell) opened.cgroup = cgroup;
+    else void cgroup?.remove();
+    const prlimit = findExecutable('prlimit', ['/usr/bin', '/bin']);
+    const launch: SandboxLaunch = {
+      bwrap: bwrap.path,
+      ...(prlimit && { prlimit }),
+      disableUserns: bwrap.disableUserns,
+      command: command.path,
+      args: request.args,
+      env: request.env,
+      ...(request.cwd !== undefined && { cwd: resolve(request.cwd) }),
+      stateDir,
+      system,
+      read,
+      write,
+      network: profile.network,
+      limits: profile.limits,
+      ...(opened.net &&
+        node && {
+          relay: { socketDir: opened.net.dir, node: node.path, mirrored: opened.net.mirrored },
+        }),
+      ...(opened.cgroup &&
+        shell && {
+          cgroup: { shell, procs: opened.cgroup.procs, held: opened.cgroup.held.map((h) => h.controller) },
+        }),
+      ...(caches.overlays.length > 0 && { overlays: caches.overlays }),
+    };
+    const uid = process.getuid?.();
+    const version = opened.cgroup
+      ? ` (cgroup v${[...new Set(opened.cgroup.held.map((h) => h.version))].join('+')})`
+      : '';
+    const summary = [
+      describeSandboxNetwork(profile.network),
+      `${describeLimits(launch, uid)}${version}`,
+      ...(caches.note ? [caches.note] : []),
+    ].join('; ');
+    return {
+      ...bwrapCommand(launch),
+      backend: 'bubblewrap',
+      stateDir,
+      warnings: planWarnings(launch, uid),
+      summary,
+      release,
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/** The Node that runs the relay of a filtered network: this process's own. */
+function nodeProgram(): Program {
+  return resolveProgram(process.execPath, '', undefined);
+}
+
+interface Caches {
+  readonly overlays: NonNullable<SandboxLaunch['overlays']>;
+  /** What the launcher caches into, in words (only for a launcher). */
+  readonly note?: string;
+}
+
+/** The user's caches a launcher gets laid read-only under its own, where bubblewrap can. */
+async function launcherCaches(
+  bwrap: Bwrap,
+  program: Program,
+  request: SandboxRequest,
+  stateDir: string,
+): Promise<Caches> {
+  const launcher = launcherOf(request.command, program.real);
+  if (!launcher) return { overlays: [] };
+  if (request.profile.launcherCache === 'own') return { overlays: [], note: `${launcher} cache: its own` };
+  const home = request.vars.HOME || homedir();
+  const layers = cacheLayers(launcher, request.vars, home, stateDir).filter((l) => isDirectory(l.lower));
+  if (layers.length === 0) return { overlays: [], note: `${launcher} cache: its own (the user has none)` };
+  if (!(await overlayWorks(bwrap, request.stateRoot))) {
+    return {
+      overlays: [],
+      note: `${launcher} cache: its own (${bwrap.overlay ? 'overlayfs is refused here' : "this bubblewrap is older than 0.9 and cannot lay the user's cache under it"})`,
+    };
+  }
+  return {
+    overlays: layers.map((layer: LauncherCacheLayer) => {
+      const { upper, work } = layerDirs(stateDir, layer);
+      mkdirSync(upper, { recursive: true, mode: 0o700 });
+      mkdirSync(work, { recursive: true, mode: 0o700 });
+      mkdirSync(layer.inside, { recursive: true, mode: 0o700 });
+      return { lower: layer.lower, upper, work, inside: layer.inside };
+    }),
+    note: `${launcher} cache: the user's (${layers.map((l) => l.lower).join(', ')}) read-only under its own`,
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/**
- * The system paths present here: directories and files bound read-only; a symlink into another
- * of them (merged /usr: /bin → usr/bin) recreated as the symlink, any other (an /etc file that
- * points elsewhere) bound as what it points to.
- */
-function systemEntries(): SystemEntry[] {
-  const present = SYSTEM_PATHS.flatMap((path) => {
-    try {
-      return [{ path, stat: lstatSync(path) }];
-    } catch {
-      return [];
-    }
-  });
-  const dirs = present.filter((p) => p.stat.isDirectory()).map((p) => p.path);
-  return present.map(({ path, stat }): SystemEntry => {
-    if (stat.isSymbolicLink()) {
-      const real = realpathOrUndefined(path);
-      if (real !== undefined && dirs.some((d) => within(real, d)))
-        return { path, kind: 'symlink', target: readlinkSync(path) };
-      return { path, kind: real !== undefined && isFile(real) ? 'file' : 'dir' };
-    }
-    return { path, kind: stat.isDirectory() ? 'dir' : 'file' };
-  });
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
   }
 }

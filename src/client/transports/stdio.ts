@@ -70,6 +70,8 @@ export class StdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
   private server?: ServerProcess;
+  /** The sandbox's host side (proxy sockets, cgroup), released once its process tree ended. */
+  private sandboxed?: PreparedSandbox;
   private starting = false;
   private closing?: Promise<void>;
   private closedNotified = false;
@@ -145,14 +147,19 @@ export class StdioTransport implements Transport {
     });
     // Closed while the sandbox was being prepared: nothing may start after that.
     if (this.closing) {
+      await prepared.release();
       throw new SwitchboardError(
         'UPSTREAM_DISCONNECTED',
         'The connection was closed before the server started.',
       );
     }
+    this.sandboxed = prepared;
     sandbox.onPrepared?.(prepared);
     // bubblewrap changes into the working directory itself (--chdir), inside the sandbox.
-    return this.spawn(prepared, { sandboxed: true });
+    return this.spawn(prepared, { sandboxed: true }).catch(async (error: unknown) => {
+      await prepared.release();
+      throw error;
+    });
   }
 
   private spawn(
@@ -196,8 +203,12 @@ export class StdioTransport implements Transport {
         resolve();
       });
       // The server exited (what it wrote is read by now) or closed its stdout: pending
-      // requests fail at once, whoever else still holds the pipe.
-      server.ongone = () => this.notifyClosed();
+      // requests fail at once, whoever else still holds the pipe. Its sandbox's host side goes
+      // once the tree is gone.
+      server.ongone = () => {
+        this.notifyClosed();
+        if (this.sandboxed) void server.stop().then(() => this.sandboxed?.release());
+      };
       this.wireStdout(child);
       this.wireStderr(child);
       child.stdin?.on('error', (error) => {
@@ -259,6 +270,7 @@ export class StdioTransport implements Transport {
   private async shutdown(): Promise<void> {
     this.notifyClosed();
     await this.server?.stop();
+    await this.sandboxed?.release();
   }
 
   private notifyClosed(): void {

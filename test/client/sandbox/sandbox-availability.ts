@@ -1,4 +1,5 @@
 import { findBwrap } from '../../../src/client/sandbox/bwrap-probe.js';
+import { createSandboxCgroup } from '../../../src/client/sandbox/cgroup-limits.js';
 import { describeError } from '../../../src/core/errors.js';
 
 /**
@@ -10,7 +11,8 @@ const unavailable = await findBwrap().then(
   () => undefined,
   (error: unknown) => describeError(error),
 );
-const required = process.env.SWITCHBOARD_REQUIRE_SANDBOX === '1';
+/** CI sets SWITCHBOARD_REQUIRE_SANDBOX=1: what would be skipped fails instead. */
+export const required = process.env.SWITCHBOARD_REQUIRE_SANDBOX === '1';
 
 /** True when the sandbox tests are to be skipped (and it was said why). */
 export const skipSandbox = unavailable !== undefined && !required;
@@ -22,5 +24,29 @@ if (skipSandbox) {
   );
 }
 
-/** True when the process limit can be tested: the kernel exempts root from RLIMIT_NPROC. */
+/** True when the tests run as root (whom the kernel exempts from RLIMIT_NPROC). */
 export const isRoot = process.getuid?.() === 0;
+
+/**
+ * Whether a sandbox gets a cgroup holding its process count here (pids.max binds root too).
+ * Found out the way a launch does it: by making one.
+ */
+export const processCgroup: { readonly held: boolean; readonly memory: boolean; readonly why: string } =
+  (() => {
+    const made = createSandboxCgroup('availability', { processes: 8, memoryMb: 64 });
+    void made.cgroup?.remove();
+    const held = made.cgroup?.held.some((h) => h.controller === 'pids') ?? false;
+    return {
+      held,
+      memory: made.cgroup?.held.some((h) => h.controller === 'memory') ?? false,
+      why: held
+        ? 'a cgroup holds pids.max'
+        : 'no writable pids controller (cgroup v2 delegated, or v1 as root): as root, nothing bounds the process count',
+    };
+  })();
+
+if (isRoot && !processCgroup.held && !skipSandbox) {
+  process.stderr.write(
+    `\n*** Sandbox process-limit tests cannot hold as root here: ${processCgroup.why}.\n\n`,
+  );
+}

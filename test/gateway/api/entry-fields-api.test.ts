@@ -62,8 +62,14 @@ const ROWS: readonly Row[] = [
   // A profile shows as normalized: the default profile's limits filled in.
   [
     'sandbox',
-    { read: ['/tmp'], network: 'host' },
-    kept({ read: ['/tmp'], write: [], network: 'host', limits: { memoryMb: 2048, processes: 256 } }),
+    { read: ['/tmp'], network: { loopback: [5432], hosts: ['API.GitHub.com'] }, env: ['GITHUB_TOKEN'] },
+    kept({
+      read: ['/tmp'],
+      write: [],
+      network: { loopback: [5432], hosts: ['API.GitHub.com'] },
+      env: ['GITHUB_TOKEN'],
+      limits: { memoryMb: 2048, processes: 256 },
+    }),
     refused,
   ],
 ];
