@@ -14,9 +14,12 @@ describe('the sandbox field', () => {
       kind: 'profile',
       name: 'custom',
       profile: {
+        backend: { kind: 'bubblewrap' },
         read: ['/srv'],
         write: [],
-        network: 'none',
+        network: { kind: 'none' },
+        env: [],
+        launcherCache: 'shared',
         limits: { memoryMb: 2048, processes: 256, cpuSeconds: 60 },
       },
     });
