@@ -2,6 +2,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import type { Host } from '../../host/host.js';
 import { createGatewayServer, type GatewayServerOptions } from '../mcp/gateway-server.js';
 import { ViewChanges } from '../mcp/served-catalog.js';
+import { ServedTransport } from '../mcp/served-messages.js';
 
 /**
  * The gateway over stdio, for clients that spawn their servers (Claude Desktop, IDEs): one
@@ -30,9 +31,13 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
   const closed = new Promise<void>((resolve) => {
     done = resolve;
   });
-  const transport = new StdioServerTransport(
-    (options.input ?? process.stdin) as NodeJS.ReadStream,
-    (options.output ?? process.stdout) as NodeJS.WriteStream,
+  // A SERVER span per request on the pipe (served-messages.ts); a pass-through without telemetry.
+  const transport = new ServedTransport(
+    new StdioServerTransport(
+      (options.input ?? process.stdin) as NodeJS.ReadStream,
+      (options.output ?? process.stdout) as NodeJS.WriteStream,
+    ),
+    () => ({ principal: LOCAL_PRINCIPAL.id, transport: 'pipe' }),
   );
   const previous = transport.onclose;
   transport.onclose = () => {
