@@ -47,6 +47,9 @@ export function sparkPath(
     const x = round(i * step);
     const y = round(height - (Math.min(value, top) / top) * height);
     d += `${drawing ? 'L' : 'M'}${x} ${y}`;
+    // A point alone (no neighbour with a value) is a dot: a zero-length segment, round-capped.
+    const next = values[i + 1];
+    if (!drawing && (next === undefined || next === null)) d += 'h0';
     drawing = true;
   });
   return d;

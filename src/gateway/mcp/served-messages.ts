@@ -52,6 +52,21 @@ export class ServedMessages {
     context.with(operation.context, dispatch);
   }
 
+  /**
+   * Runs `dispatch` in the context of `message`'s span, if one was started for it: for a
+   * transport that queues messages before handing them on (the SDK's `serveStdio` pumps a
+   * queue, so the context a message arrived in does not reach its handler).
+   */
+  within(message: JSONRPCMessage, dispatch: () => void): void {
+    const { id } = message as { id?: unknown };
+    const operation =
+      this.pending.size > 0 && (typeof id === 'string' || typeof id === 'number')
+        ? this.pending.get(id)
+        : undefined;
+    if (operation && 'method' in message) context.with(operation.context, dispatch);
+    else dispatch();
+  }
+
   /** Ends the span of the request `message` answers, if it is an answer to one. */
   sent(message: JSONRPCMessage): void {
     if (this.pending.size === 0) return;
@@ -116,5 +131,23 @@ export class ServedTransport implements Transport {
   setProtocolVersion(version: string): void {
     this.served.setProtocolVersion(version);
     this.inner.setProtocolVersion?.(version);
+  }
+
+  /**
+   * Makes `server` handle each request in its span's context: the SDK's `serveStdio` queues
+   * what this transport delivers and hands it to the server later, through a channel it
+   * connects the server to, so the handler runs wherever the queue's pump runs. The channel's
+   * `onmessage`, set when the server connects, is wrapped to enter the request's context.
+   */
+  serveWithin<S extends { connect(channel: Transport): Promise<void> }>(server: S): S {
+    const connect = server.connect.bind(server);
+    server.connect = async (channel: Transport) => {
+      await connect(channel);
+      const deliver = channel.onmessage;
+      if (deliver)
+        channel.onmessage = (message, extra) =>
+          this.served.within(message, () => deliver.call(channel, message, extra));
+    };
+    return server;
   }
 }

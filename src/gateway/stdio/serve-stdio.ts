@@ -62,7 +62,9 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
   host.on('catalog', onCatalog);
   const handle = serveStdio(
     () => {
-      const server = createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL });
+      const server = transport.serveWithin(
+        createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL }),
+      );
       servers.push(server);
       return server;
     },
