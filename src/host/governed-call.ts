@@ -97,6 +97,7 @@ export async function runGoverned<T>(
     const value = await run;
     const durationMs = performance.now() - started;
     const result = resultOf(value);
+    if (note) note.outcome = result?.isError ? 'tool_error' : 'ok';
     const outcome = result ? { durationMs, result } : { durationMs };
     await deps.governor.record(admission, outcome);
     if (hooks) for (const h of hooks) await h.after?.({ ...hookCall!, ...outcome });

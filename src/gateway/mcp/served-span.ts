@@ -103,6 +103,8 @@ export interface ServedFacts {
 export interface ServedOperation {
   /** The context to serve in: the span active, and a note (served-note.ts) the host writes to. */
   readonly context: Context;
+  /** What the host noted of the request while it was served. */
+  readonly note: ServedNote;
   end(outcome: Outcome): void;
 }
 
@@ -129,7 +131,18 @@ export async function servedWithSpan(
     operation.end({ errorType: '_OTHER', ...(error instanceof Error && { message: error.message }) });
     throw error;
   }
+  // The host already said how a tool call ended (served-note.ts): a JSON answer then need not
+  // be cloned and parsed again just to read its outcome — the cost that grows with the result.
+  const settled = operation.note.outcome;
+  if ((settled === 'ok' || settled === 'tool_error') && response.status < 400 && isJson(response)) {
+    operation.end(settled === 'ok' ? {} : { errorType: TOOL_ERROR });
+    return response;
+  }
   return finishWith(response, message, (outcome) => operation.end(outcome));
+}
+
+function isJson(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').startsWith('application/json');
 }
 
 /** Whether a served request would record anything: a tracer provider, or a meter that records. */
@@ -161,7 +174,7 @@ export function startServed(message: Message, facts: ServedFacts): ServedOperati
   const recording = span.isRecording();
   const note: ServedNote = { principal: facts.principal };
   const within = withServedNote(trace.setSpan(parent, span), note);
-  if (!recording && !metered) return { context: within, end: () => undefined };
+  if (!recording && !metered) return { context: within, note, end: () => undefined };
 
   const version = facts.protocolVersion ?? protocolVersionOf(message, facts.head);
   const attributes: Attributes = {
@@ -210,7 +223,7 @@ export function startServed(message: Message, facts: ServedFacts): ServedOperati
     );
     span.end();
   };
-  return { context: within, end };
+  return { context: within, note, end };
 }
 
 /** Ends the operation with the response's answer: read now (JSON), or as the stream carries it (SSE). */
