@@ -5,6 +5,9 @@
  *   (a) direct stdio (SDK client; reported only)      (b) the echo server on Streamable HTTP
  *   (c) switchboard serve (esbuild bundle, plain node) (d) mcp-proxy   (e) supergateway
  *   (f) a bare HTTP→stdio relay (bare-relay.ts; raw driver, reported only): what any hop costs
+ *   (g) (c) with OpenTelemetry on, every span sampled (h) (c) with the default sampler — both
+ *       exporting traces and metrics by OTLP/HTTP to a sink in this process (telemetry-cost.ts)
+ *   (i) (c) built from --base-ref (e.g. main), to show that telemetry off costs nothing
  * Both eras where a target speaks them (2025-11-25 sessions; 2026-07-28 stateless), for each
  * result size asked for (payloads.ts: the echo of `ping`, 1 KiB / 64 KiB / 1 MiB of text, a
  * 64 KiB base64 image; large sizes run fewer calls, so each cell moves about as many bytes as a
@@ -18,9 +21,9 @@
  *     [--targets a,b,c,d,e,f] [--eras legacy,modern] [--drivers raw,sdk] [--quick] [--json]
  *     [--sizes small,1k,64k,1m,img64k]
  *     [--timeout-ms 10000] [--max-seconds 300 per size] [--cpu-prof DIR] [--gateway-node-args "--trace-gc"]
- *     [--verbose]
+ *     [--verbose] [--base-ref main]
  * Environment: BENCH_ROUNDS, BENCH_CALLS, BENCH_WARMUP, BENCH_THROUGHPUT_CALLS, BENCH_TARGETS, BENCH_SIZES,
- * BENCH_CALL_TIMEOUT_MS, BENCH_MAX_SECONDS (flags win).
+ * BENCH_CALL_TIMEOUT_MS, BENCH_MAX_SECONDS, BENCH_BASE_REF (flags win).
  */
 import { rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -29,6 +32,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderProfileSummary, summarizeCpuProfile } from './gateway/cpu-profile.js';
 import { measureRound } from './gateway/measure.js';
+import { startOtlpSink } from './gateway/otlp-sink.js';
 import { payloadBytes, SIZE_KEYS, type SizeKey } from './gateway/payloads.js';
 import { killAllSync, trackDescendants } from './gateway/processes.js';
 import { type CallSession, openRawSession } from './gateway/raw-client.js';
@@ -44,6 +48,7 @@ import {
   TARGET_LABELS,
   type TargetKey,
 } from './gateway/targets.js';
+import { renderTelemetryCosts, telemetryCosts } from './gateway/telemetry-cost.js';
 import { fmt } from './stats.js';
 
 const { values: flags } = parseArgs({
@@ -63,6 +68,7 @@ const { values: flags } = parseArgs({
     'max-seconds': { type: 'string' },
     'cpu-prof': { type: 'string' },
     'gateway-node-args': { type: 'string' },
+    'base-ref': { type: 'string' },
   },
   strict: true,
 });
@@ -103,7 +109,13 @@ const PLAN = {
   maxSeconds: setting(flags['max-seconds'], 'BENCH_MAX_SECONDS', SECONDS_PER_SIZE * SIZES.length, 120),
   startTimeoutMs: 30_000,
 };
-const TARGETS = listSetting(flags.targets ?? process.env.BENCH_TARGETS, TARGET_KEYS, 'targets');
+const BASE_REF = flags['base-ref'] ?? process.env.BENCH_BASE_REF;
+// (i) needs a base ref to build; without one it is left out of the default set.
+const TARGETS = listSetting(
+  flags.targets ?? process.env.BENCH_TARGETS ?? TARGET_KEYS.filter((k) => k !== 'i' || BASE_REF).join(','),
+  TARGET_KEYS,
+  'targets',
+);
 const ERAS = listSetting(flags.eras, ['legacy', 'modern'] as const, 'eras');
 const DRIVERS = listSetting(flags.drivers, ['raw', 'sdk'] as const, 'drivers');
 // Absolute: the gateway runs in its own working directory.
@@ -207,7 +219,9 @@ async function main(): Promise<void> {
   ).unref();
 
   log(`building bundles…`);
-  const bundles: Bundles = await buildBundles();
+  const bundles: Bundles = await buildBundles(BASE_REF !== undefined ? { baseRef: BASE_REF } : {});
+  // The OTLP/HTTP receiver the telemetry targets export to (otlp-sink.ts).
+  const sink = TARGETS.some((k) => k === 'g' || k === 'h') ? await startOtlpSink() : undefined;
   // The temp dir holds the bundles and the gateway's config and data; it goes however we end.
   process.on('exit', () => rmSync(bundles.dir, { recursive: true, force: true }));
   const running = new Map<TargetKey, RunningTarget>();
@@ -222,6 +236,7 @@ async function main(): Promise<void> {
             bundles,
             timeoutMs: PLAN.startTimeoutMs,
             ...(CPU_PROF_DIR && { cpuProfDir: CPU_PROF_DIR }),
+            ...(sink && { otlpEndpoint: sink.endpoint }),
             ...(flags['gateway-node-args'] && {
               gatewayNodeArgs: flags['gateway-node-args'].split(' ').filter((a) => a !== ''),
             }),
@@ -297,6 +312,7 @@ async function main(): Promise<void> {
 
     const summaries = cells.map(summarize);
     const goals = judgeGoals(summaries, ERAS, SIZES);
+    const telemetry = telemetryCosts(cells, ERAS, SIZES);
     const elapsedS = (performance.now() - started) / 1000;
     if (flags.json) {
       console.log(
@@ -318,6 +334,8 @@ async function main(): Promise<void> {
             ),
             cells: summaries,
             goals,
+            telemetry,
+            ...(sink && { otlpExports: sink.exports }),
           },
           null,
           2,
@@ -325,6 +343,12 @@ async function main(): Promise<void> {
       );
     } else {
       console.log(renderReport(summaries, ERAS, SIZES, goals));
+      const costs = renderTelemetryCosts(telemetry);
+      if (costs) console.log(costs);
+      if (sink)
+        console.log(
+          `  (the sink took ${sink.exports.traces} trace and ${sink.exports.metrics} metric exports, ${fmt(sink.exports.bytes / 1024, 0)} KiB)`,
+        );
       for (const [key, message] of startFailures)
         console.log(`\n(${key}) ${TARGET_LABELS[key]} failed to start:\n${message}`);
       console.log(
@@ -339,6 +363,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all([...running.values()].map((t) => t.stop().catch(() => undefined)));
+    await sink?.close();
     if (CPU_PROF_DIR) await printProfile(CPU_PROF_DIR, bundles);
     await bundles.remove();
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,13 @@ import { descendants, type Launched, launch } from './processes.js';
 import { type Era, openRawSession } from './raw-client.js';
 import type { SdkEndpoint } from './sdk-client.js';
 
-/** The targets, as the issue names them, and (f) the bare relay, a reference (bare-relay.ts). */
-export const TARGET_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
+/**
+ * The targets, as the issue names them, and (f) the bare relay, a reference (bare-relay.ts);
+ * (g) and (h) the gateway with OpenTelemetry on (OTLP/HTTP to a sink in the bench process):
+ * every span sampled, and the default sampler; (i) the gateway built from another git ref
+ * (`--base-ref`), telemetry off, to show that (c) with telemetry off costs what it did.
+ */
+export const TARGET_KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
@@ -19,7 +25,13 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   d: 'mcp-proxy',
   e: 'supergateway',
   f: 'bare relay',
+  g: 'switchboard, telemetry (every span)',
+  h: 'switchboard, telemetry (default sampler)',
+  i: 'switchboard @ base ref',
 };
+
+/** The gateway targets, which run the same bundle (but (i)) with different settings. */
+export const GATEWAY_KEYS: readonly TargetKey[] = ['c', 'g', 'h', 'i'];
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -31,6 +43,9 @@ export interface Bundles {
   readonly switchboard: string;
   /** Why the `switchboard` bundle could not be built (then target (c) fails to start). */
   readonly switchboardError?: string;
+  /** The CLI built from `--base-ref` (target (i)), or why it could not be. */
+  readonly baseSwitchboard?: string;
+  readonly baseError?: string;
   remove(): Promise<void>;
 }
 
@@ -39,7 +54,7 @@ export interface Bundles {
  * into a temp dir whose `node_modules` links to the project's, so the processes start without
  * tsx and their RSS is their own. A CLI that does not build fails target (c) only.
  */
-export async function buildBundles(): Promise<Bundles> {
+export async function buildBundles(options: { readonly baseRef?: string } = {}): Promise<Bundles> {
   const dir = await mkdtemp(join(tmpdir(), 'switchboard-gateway-bench-'));
   await symlink(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const bundle = (entry: string, outfile: string) =>
@@ -62,6 +77,7 @@ export async function buildBundles(): Promise<Bundles> {
     bundle('src/cli/main.ts', switchboard),
   ]);
   const remove = () => rm(dir, { recursive: true, force: true });
+  const base = options.baseRef === undefined ? undefined : await buildBase(dir, options.baseRef);
   for (const built of [upstreamBuilt, relayBuilt]) {
     if (built.status === 'rejected') {
       await remove();
@@ -76,8 +92,42 @@ export async function buildBundles(): Promise<Bundles> {
     ...(switchboardBuilt.status === 'rejected' && {
       switchboardError: `esbuild could not bundle src/cli/main.ts: ${errorText(switchboardBuilt.reason)}`,
     }),
+    ...base,
     remove,
   };
+}
+
+/**
+ * The CLI as it was at `ref`: its `src/` taken out of git into the bundles' dir (whose
+ * node_modules link resolves its packages) and bundled as (c)'s is.
+ */
+async function buildBase(
+  dir: string,
+  ref: string,
+): Promise<{ baseSwitchboard: string } | { baseError: string }> {
+  const tree = join(dir, 'base');
+  try {
+    await mkdir(tree, { recursive: true });
+    const archive = execFileSync('git', ['-C', repoRoot, 'archive', '--format=tar', ref, 'src'], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    execFileSync('tar', ['-x', '-C', tree], { input: archive });
+    const out = join(dir, 'switchboard-base.mjs');
+    await build({
+      entryPoints: [join(tree, 'src/cli/main.ts')],
+      outfile: out,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      bundle: true,
+      packages: 'external',
+      logLevel: 'silent',
+      nodePaths: [join(repoRoot, 'node_modules')],
+    });
+    return { baseSwitchboard: out };
+  } catch (error) {
+    return { baseError: `could not build the CLI at ${ref}: ${errorText(error)}` };
+  }
 }
 
 function errorText(error: unknown): string {
@@ -103,6 +153,19 @@ export interface StartOptions {
   readonly cpuProfDir?: string;
   /** Extra Node options for the gateway process (`--trace-gc`, heap sizes), for investigations. */
   readonly gatewayNodeArgs?: readonly string[];
+  /** The OTLP/HTTP endpoint the telemetry targets (g, h) export to. */
+  readonly otlpEndpoint?: string;
+}
+
+/** What each gateway target adds to the gateway's environment. */
+function gatewayEnv(key: TargetKey, options: StartOptions): Record<string, string> {
+  if (key !== 'g' && key !== 'h') return {};
+  if (options.otlpEndpoint === undefined) throw new Error('the telemetry targets need an OTLP sink');
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint,
+    OTEL_SERVICE_NAME: `bench-${key}`,
+    ...(key === 'g' && { OTEL_TRACES_SAMPLER: 'always_on' }),
+  };
 }
 
 /** Starts one target and waits until it answers an `echo` call (2025-era session). */
@@ -124,8 +187,8 @@ export async function startTarget(key: TargetKey, options: StartOptions): Promis
     if (key === 'b') {
       proc = launch('floor', node, [upstream, '--http']);
       url = (JSON.parse((await proc.waitForLine(/^\{.*\}$/, options.timeoutMs))[0]) as { url: string }).url;
-    } else if (key === 'c') {
-      const started = await startGateway(options);
+    } else if (GATEWAY_KEYS.includes(key)) {
+      const started = await startGateway(options, key);
       proc = started.proc;
       url = started.url;
       cleanup = started.cleanup;
@@ -177,7 +240,7 @@ export async function startTarget(key: TargetKey, options: StartOptions): Promis
     children: () => descendants(running.pid),
     stop: async () => {
       // A profiled gateway must exit on its own to write the profile: SIGTERM, then wait.
-      await running.stop(options.cpuProfDir !== undefined && key === 'c' ? 15_000 : 3_000);
+      await running.stop(options.cpuProfDir !== undefined && GATEWAY_KEYS.includes(key) ? 15_000 : 3_000);
       await cleanup();
     },
   };
@@ -186,8 +249,12 @@ export async function startTarget(key: TargetKey, options: StartOptions): Promis
 /** `switchboard serve` from its bundle, with a temp config, data dir and home. */
 async function startGateway(
   options: StartOptions,
+  key: TargetKey,
 ): Promise<{ proc: Launched; url: string; cleanup: () => Promise<void> }> {
   if (options.bundles.switchboardError !== undefined) throw new Error(options.bundles.switchboardError);
+  if (key === 'i' && options.bundles.baseSwitchboard === undefined)
+    throw new Error(options.bundles.baseError ?? 'target (i) needs --base-ref');
+  const cli = key === 'i' ? options.bundles.baseSwitchboard! : options.bundles.switchboard;
   const root = join(options.bundles.dir, `gateway-${process.pid}-${Date.now()}`);
   const configDir = join(root, 'project');
   const dataDir = join(root, 'data');
@@ -214,9 +281,17 @@ async function startGateway(
   const proc = launch(
     'switchboard',
     process.execPath,
-    [...nodeArgs, options.bundles.switchboard, '--config', configDir, '--data-dir', dataDir, 'serve'],
-    // A home of its own, so no user config of this machine changes what is measured.
-    { env: { ...process.env, HOME: home }, cwd: configDir },
+    [...nodeArgs, cli, '--config', configDir, '--data-dir', dataDir, 'serve'],
+    // A home of its own, so no user config of this machine changes what is measured; no
+    // OTEL_* of the bench's environment, only what the target is about.
+    {
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_'))),
+        HOME: home,
+        ...gatewayEnv(key, options),
+      },
+      cwd: configDir,
+    },
   );
   try {
     const match = await proc.waitForLine(/^listening (\S+)$/, options.timeoutMs);

@@ -24,6 +24,17 @@ export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * The sampler when neither OTEL_TRACES_SAMPLER nor the file names one. Not the spec's
+ * `parentbased_always_on`: a gateway serves every tool call of every agent, and recording
+ * each costs throughput (bench:gateway's telemetry variant) and the collector's storage.
+ * Parent-based, so a caller that sends a sampled `traceparent` gets its whole trace through
+ * the gateway; a trace that starts here is kept one time in ten. Metrics are not sampled:
+ * rates and latencies stay exact. `OTEL_TRACES_SAMPLER=parentbased_always_on` keeps all.
+ */
+export const DEFAULT_SAMPLER: TraceSampler = 'parentbased_traceidratio';
+export const DEFAULT_RATIO = 0.1;
+
 /** The settings in force, or `undefined` when nothing asks for telemetry (or OTEL_SDK_DISABLED=true). */
 export function telemetrySettings(env: Env, section: TelemetrySection = {}): TelemetrySettings | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || section.enabled === false) return undefined;
@@ -56,8 +67,13 @@ export function telemetrySettings(env: Env, section: TelemetrySection = {}): Tel
   const intervalText = env.OTEL_METRIC_EXPORT_INTERVAL;
   const intervalMs =
     intervalText !== undefined ? positive(intervalText, 'OTEL_METRIC_EXPORT_INTERVAL') : undefined;
+  const samplerName = env.OTEL_TRACES_SAMPLER ?? section.traces?.sampler;
   const ratioText = env.OTEL_TRACES_SAMPLER_ARG;
-  const ratio = ratioText !== undefined ? unitRatio(ratioText) : (section.traces?.ratio ?? 1);
+  // The spec's ratio default (1.0) when a ratio sampler is named; our default sampler's 10 %.
+  const ratio =
+    ratioText !== undefined
+      ? unitRatio(ratioText)
+      : (section.traces?.ratio ?? (samplerName === undefined ? DEFAULT_RATIO : 1));
   return {
     serviceName: env.OTEL_SERVICE_NAME ?? section.serviceName ?? 'switchboard',
     ...(tracesOtlp && { traces: { protocol: protocol('TRACES') } }),
@@ -69,12 +85,7 @@ export function telemetrySettings(env: Env, section: TelemetrySection = {}): Tel
     }),
     prometheus,
     sampler: {
-      name: oneOf(
-        env.OTEL_TRACES_SAMPLER ?? section.traces?.sampler,
-        TRACE_SAMPLERS,
-        'OTEL_TRACES_SAMPLER',
-        'parentbased_always_on',
-      ),
+      name: oneOf(samplerName, TRACE_SAMPLERS, 'OTEL_TRACES_SAMPLER', DEFAULT_SAMPLER),
       ratio,
     },
   };

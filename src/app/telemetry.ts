@@ -1,9 +1,9 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { TelemetrySection } from '../core/config/telemetry-config.js';
-import { INSTRUMENTATION_SCOPE, INSTRUMENTATION_VERSION } from '../core/telemetry/semconv.js';
+import { observeEventLoop } from '../core/telemetry/event-loop.js';
+import { INSTRUMENTATION_VERSION } from '../core/telemetry/semconv.js';
 import { type TelemetrySettings, telemetrySettings } from './telemetry-settings.js';
 
 /**
@@ -133,9 +133,9 @@ async function startSdk(
   if (readers.length > 0) {
     const provider = new sdkMetrics.MeterProvider({ resource, readers });
     if (metrics.setGlobalMeterProvider(provider)) {
-      const loop = watchEventLoop(provider.getMeter(INSTRUMENTATION_SCOPE, INSTRUMENTATION_VERSION));
+      const stopLoop = observeEventLoop();
       stops.push(async () => {
-        loop.disable();
+        stopLoop();
         await provider.shutdown();
         metrics.disable();
       });
@@ -173,24 +173,6 @@ function samplerOf(
     default:
       return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
   }
-}
-
-/**
- * Event-loop delay as the Node.js runtime conventions name it (`nodejs.eventloop.delay.*`,
- * seconds; https://opentelemetry.io/docs/specs/semconv/runtime/nodejs-metrics/): what a
- * loaded gateway's callers wait before their request is even looked at.
- */
-function watchEventLoop(meter: import('@opentelemetry/api').Meter): { disable(): void } {
-  const histogram = monitorEventLoopDelay({ resolution: 20 });
-  histogram.enable();
-  const gauge = (name: string, read: () => number, description: string) =>
-    meter.createObservableGauge(name, { unit: 's', description }).addCallback((result) => {
-      result.observe(read() / 1e9);
-    });
-  gauge('nodejs.eventloop.delay.p50', () => histogram.percentile(50), 'Event loop delay, median.');
-  gauge('nodejs.eventloop.delay.p99', () => histogram.percentile(99), 'Event loop delay, 99th percentile.');
-  gauge('nodejs.eventloop.delay.max', () => histogram.max, 'Event loop delay, largest.');
-  return { disable: () => histogram.disable() };
 }
 
 function withSlash(url: string): string {

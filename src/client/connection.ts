@@ -14,6 +14,15 @@ import {
 } from '@modelcontextprotocol/client';
 import { describeError, SwitchboardError } from '../core/errors.js';
 import type { ServerConfig } from '../core/server-config.js';
+import { countReconnect } from '../core/telemetry/counters.js';
+import {
+  GEN_AI_TOOL_NAME,
+  SPAN_RECONNECT,
+  SPAN_TASK,
+  SWITCHBOARD_RECONNECT_REASON,
+  SWITCHBOARD_SERVER,
+} from '../core/telemetry/semconv.js';
+import { stepSpan } from '../core/telemetry/step-span.js';
 import { traceMetaOf, withoutTraceMeta } from '../core/telemetry/trace-context.js';
 import { type AttemptWiring, openSession, type Session } from './connect-attempt.js';
 import { ConnectionDrops } from './connection-drops.js';
@@ -36,6 +45,7 @@ import { RequestRunner } from './request-runner.js';
 import type { RequestAbout } from './request-span.js';
 import { normalizeToolResult, type ToolResult } from './results.js';
 import { resolveRoots } from './roots.js';
+import { tracedElicitation, tracedSampling } from './server-request-spans.js';
 import {
   answerInputRequests,
   declineElicitation,
@@ -86,8 +96,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.eraStore = options.eraStore ?? defaultEraStore;
     const roots = resolveRoots(options.config.roots, options.defaultRoots);
     this.handlers = {
-      elicitation: options.elicitation ?? declineElicitation,
-      ...(options.sampling && { sampling: options.sampling }),
+      elicitation: tracedElicitation(options.elicitation ?? declineElicitation),
+      ...(options.sampling && { sampling: tracedSampling(options.sampling) }),
       roots: (ctx) => (options.roots ? options.roots(ctx, roots) : roots),
     };
     this.runner = new RequestRunner({
@@ -295,6 +305,20 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     options: ToolCallOptions,
   ): Promise<Record<string, unknown>> {
     const context = this.requestContext(options.signal ?? new AbortController().signal);
+    // One span over the task's life; its create, polls and result fetch are CLIENT spans in it.
+    return stepSpan(
+      SPAN_TASK,
+      { attributes: () => ({ [SWITCHBOARD_SERVER]: this.name, [GEN_AI_TOOL_NAME]: name }) },
+      () => this.followTask(name, args, options, context),
+    );
+  }
+
+  private followTask(
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+    context: ServerRequestContext,
+  ): Promise<Record<string, unknown>> {
     return runCallAsTask(name, args, options, {
       era: this.era ?? 'legacy',
       requestTimeoutMs: this.config.timeouts.requestMs,
@@ -414,21 +438,37 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   }
 
   private reinitialize(stale: Client): Promise<void> {
-    this.reinitializing ??= (async () => {
-      this.log('lifecycle', 'info', 'HTTP session expired (404); starting a new session');
-      const old = this.transport;
-      this.client = undefined;
-      await stale.close().catch(() => undefined);
-      await old?.close().catch(() => undefined);
-      const plan = {
-        negotiation: { mode: 'legacy' as const },
-        supportedVersions: planEra(this.config.protocol, undefined, 0, 0).supportedVersions,
-      };
-      this.adopt(await openSession({ plan }, this.attemptWiring()));
-    })().finally(() => {
-      this.reinitializing = undefined;
-    });
+    // A reconnect of its own kind: a span under the request that found the session gone, and counted.
+    const reason = 'session_expired';
+    this.reinitializing ??= stepSpan(
+      SPAN_RECONNECT,
+      { attributes: () => ({ [SWITCHBOARD_SERVER]: this.name, [SWITCHBOARD_RECONNECT_REASON]: reason }) },
+      () => this.openNewSession(stale),
+    )
+      .then(
+        () => countReconnect(this.name, reason, 'ok'),
+        (error: unknown) => {
+          countReconnect(this.name, reason, 'error');
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.reinitializing = undefined;
+      });
     return this.reinitializing;
+  }
+
+  private async openNewSession(stale: Client): Promise<void> {
+    this.log('lifecycle', 'info', 'HTTP session expired (404); starting a new session');
+    const old = this.transport;
+    this.client = undefined;
+    await stale.close().catch(() => undefined);
+    await old?.close().catch(() => undefined);
+    const plan = {
+      negotiation: { mode: 'legacy' as const },
+      supportedVersions: planEra(this.config.protocol, undefined, 0, 0).supportedVersions,
+    };
+    this.adopt(await openSession({ plan }, this.attemptWiring()));
   }
 
   private async cachedList<T>(kind: ListKind): Promise<ListSnapshot<T>> {

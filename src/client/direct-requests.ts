@@ -6,7 +6,10 @@ import {
   type StandardSchemaV1,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { SpanKind } from '@opentelemetry/api';
 import { listenForAbort, stopListening } from '../core/controller-pool.js';
+import { MCP_METHOD_NAME, SPAN_ROUND, SWITCHBOARD_ROUND } from '../core/telemetry/semconv.js';
+import { stepSpan } from '../core/telemetry/step-span.js';
 import { liftPlainToolResult, parsePlainToolResult } from './plain-tool-result.js';
 import { tunnelTaskResult } from './tool-tasks.js';
 
@@ -226,19 +229,30 @@ export class DirectRequests {
       throw new SdkError(SdkErrorCode.InvalidResult, `Invalid result for ${method}: ${issues}`);
     }
     const codec = this.sdk._wireCodec();
+    let rounds = 0;
     const flow: RequestFlow = {
       codec,
       request: { method, params },
       resultSchema: schema,
       options,
       flowStartedAt,
+      // Each further round a span of its own under the request's CLIENT span; on HTTP its
+      // W3C headers name that round (trace-context.ts, withTraceHeaders).
       retry: (next, legOptions) =>
-        round.call(
-          this.sdk,
-          codec,
-          next === undefined ? { method } : { method, params: next },
-          schema,
-          legOptions,
+        stepSpan(
+          SPAN_ROUND,
+          {
+            kind: SpanKind.CLIENT,
+            attributes: () => ({ [MCP_METHOD_NAME]: method, [SWITCHBOARD_ROUND]: ++rounds + 1 }),
+          },
+          () =>
+            round.call(
+              this.sdk,
+              codec,
+              next === undefined ? { method } : { method, params: next },
+              schema,
+              legOptions,
+            ) as Promise<unknown>,
         ),
     };
     return (await fulfil.call(this.sdk, decoded, flow)) as Record<string, unknown>;

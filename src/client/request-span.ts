@@ -1,4 +1,13 @@
-import { type Attributes, context, type Histogram, type Span, SpanKind, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  type Histogram,
+  type Span,
+  SpanKind,
+  trace,
+  type UpDownCounter,
+} from '@opentelemetry/api';
+import { SwitchboardError } from '../core/errors.js';
 import { meterBound } from '../core/telemetry/meter-bound.js';
 import {
   ERROR_TYPE,
@@ -11,16 +20,24 @@ import {
   MCP_PROTOCOL_VERSION,
   MCP_RESOURCE_URI,
   MCP_SESSION_ID,
+  METRIC_UPSTREAM_ACTIVE,
   NETWORK_PROTOCOL_NAME,
   NETWORK_TRANSPORT,
   OPERATION_BUCKETS_S,
   RPC_RESPONSE_STATUS_CODE,
   SERVER_ADDRESS,
   SERVER_PORT,
+  SWITCHBOARD_ERA,
+  SWITCHBOARD_ERROR_CODE,
+  SWITCHBOARD_OUTCOME,
+  SWITCHBOARD_PRINCIPAL,
   SWITCHBOARD_SERVER,
   TOOL_ERROR,
 } from '../core/telemetry/semconv.js';
+import { servedNote } from '../core/telemetry/served-note.js';
+import { outcomeOfError } from '../core/telemetry/step-span.js';
 import {
+  eraOf,
   errorTypeOf,
   failSpan,
   injectTraceMeta,
@@ -63,6 +80,11 @@ const instruments = meterBound((meter) => ({
     unit: 's',
     advice: { explicitBucketBoundaries: [...OPERATION_BUCKETS_S] },
   }) as Histogram,
+  active: meter.createUpDownCounter(METRIC_UPSTREAM_ACTIVE, {
+    description:
+      'Requests Switchboard has sent to an upstream server and not yet had answered, by server and method.',
+    unit: '{request}',
+  }) as UpDownCounter,
 }));
 
 /** One upstream request under way: its span (recording or not) and when it started. */
@@ -72,6 +94,8 @@ export class RequestSpan {
   /** Built only when something reads them: a recording span, or a meter that records. */
   private readonly metricAttributes: Attributes | undefined;
   private readonly metered: boolean;
+  /** The in-flight counter's attributes (server, method): few, so series stay few. */
+  private readonly inFlight: Attributes | undefined;
 
   /** Whether a span or a metric would record anything; without an SDK the request goes without. */
   static wanted(): boolean {
@@ -96,8 +120,17 @@ export class RequestSpan {
       ...(about?.prompt !== undefined && { [GEN_AI_PROMPT_NAME]: about.prompt }),
       ...(facts.protocolVersion !== undefined && { [MCP_PROTOCOL_VERSION]: facts.protocolVersion }),
     };
+    if (this.metered) {
+      this.inFlight = { [SWITCHBOARD_SERVER]: facts.server, [MCP_METHOD_NAME]: method };
+      instruments().instruments.active.add(1, this.inFlight);
+    }
     if (!this.span.isRecording()) return;
     this.span.setAttributes(this.metricAttributes);
+    if (facts.protocolVersion !== undefined)
+      this.span.setAttribute(SWITCHBOARD_ERA, eraOf(facts.protocolVersion));
+    // The principal of the gateway request this one serves, if any (served-note.ts).
+    const principal = servedNote()?.principal;
+    if (principal !== undefined) this.span.setAttribute(SWITCHBOARD_PRINCIPAL, principal);
     if (about?.uri !== undefined) this.span.setAttribute(MCP_RESOURCE_URI, about.uri);
     if (facts.sessionId !== undefined) this.span.setAttribute(MCP_SESSION_ID, facts.sessionId);
     if (facts.transport === 'tcp') this.span.setAttribute(NETWORK_PROTOCOL_NAME, 'http');
@@ -125,20 +158,27 @@ export class RequestSpan {
 
   failed(error: unknown): void {
     const rpc = rpcCodeOf(error);
-    this.end(errorTypeOf(error), error instanceof Error ? error.message : undefined, rpc);
+    this.end(errorTypeOf(error), error instanceof Error ? error.message : undefined, rpc, error);
   }
 
-  private end(errorType?: string, message?: string, rpcCode?: number): void {
+  private end(errorType?: string, message?: string, rpcCode?: number, error?: unknown): void {
     const seconds = (performance.now() - this.started) / 1000;
     if (this.metered) {
       const attributes =
         errorType === undefined
           ? this.metricAttributes
           : { ...this.metricAttributes, [ERROR_TYPE]: errorType };
-      instruments().instruments.duration.record(seconds, attributes);
+      const { duration, active } = instruments().instruments;
+      duration.record(seconds, attributes);
+      if (this.inFlight) active.add(-1, this.inFlight);
     }
     if (!this.span.isRecording()) return;
     if (errorType !== undefined) failSpan(this.span, errorType, message);
+    this.span.setAttribute(
+      SWITCHBOARD_OUTCOME,
+      error !== undefined ? outcomeOfError(error) : errorType === TOOL_ERROR ? TOOL_ERROR : 'ok',
+    );
+    if (error instanceof SwitchboardError) this.span.setAttribute(SWITCHBOARD_ERROR_CODE, error.code);
     if (rpcCode !== undefined) this.span.setAttribute(RPC_RESPONSE_STATUS_CODE, String(rpcCode));
     this.span.end();
   }

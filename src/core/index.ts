@@ -123,3 +123,5 @@ export {
   SERVER_NAME_PATTERN,
   serverEntryFieldsSchema,
 } from './server-config.js';
+/** OpenTelemetry: event-loop delay gauges on the app's own SDK (docs/observability.md). */
+export { observeEventLoop } from './telemetry/event-loop.js';

@@ -3,9 +3,11 @@ import type { ToolCallOptions } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { isAppVisible } from '../core/mcp-apps.js';
+import { type ServedNote, servedNote } from '../core/telemetry/served-note.js';
+import { outcomeOfError } from '../core/telemetry/step-span.js';
 import type { Caller, CallerRelay } from './caller-relay.js';
 import type { CatalogTool } from './catalog/catalog.js';
-import { type AskApproval, DEFAULT_SESSION, type Governor } from './governance/governor.js';
+import { type Admission, type AskApproval, DEFAULT_SESSION, type Governor } from './governance/governor.js';
 import type { CallHooks } from './host-types.js';
 
 /**
@@ -66,14 +68,24 @@ export async function runGoverned<T>(
   const entry = deps.lookup(name);
   if (!entry) throw deps.missing(name);
   const session = options.session ?? DEFAULT_SESSION;
-  if (options.app) await refuseOutOfScope(deps.governor, entry, options.app.server, session);
-  const connection = deps.connected(entry.server);
-  const admission = await deps.governor.admit(entry, args, {
-    session,
-    signal: options.signal,
-    askApproval: options.askApproval,
-    ...(options.app && { via: 'app' }),
-  });
+  // The gateway's SERVER span of this request, if one records: told the server and outcome.
+  const note = servedNote();
+  if (note) note.server = entry.server;
+  let admission: Admission;
+  let connection: Connection;
+  try {
+    if (options.app) await refuseOutOfScope(deps.governor, entry, options.app.server, session);
+    connection = deps.connected(entry.server);
+    admission = await deps.governor.admit(entry, args, {
+      session,
+      signal: options.signal,
+      askApproval: options.askApproval,
+      ...(options.app && { via: 'app' }),
+    });
+  } catch (error) {
+    if (note) noteFailure(note, error);
+    throw error;
+  }
   // Made only for hooks: most hosts (the gateway's) have none, and this path runs per call.
   const hooks = deps.hooks.length > 0 ? deps.hooks : undefined;
   const hookCall = hooks && { name, server: entry.server, tool: entry.tool.name, args, session };
@@ -85,12 +97,14 @@ export async function runGoverned<T>(
     const value = await run;
     const durationMs = performance.now() - started;
     const result = resultOf(value);
+    if (note) note.outcome = result?.isError ? 'tool_error' : 'ok';
     const outcome = result ? { durationMs, result } : { durationMs };
     await deps.governor.record(admission, outcome);
     if (hooks) for (const h of hooks) await h.after?.({ ...hookCall!, ...outcome });
     return value;
   } catch (error) {
     const durationMs = performance.now() - started;
+    if (note) noteFailure(note, error);
     // Credentials that stopped working mid-session: the server waits for a login.
     if (isSwitchboardError(error, 'AUTH_REQUIRED')) await deps.requireLogin(entry.server, error);
     await deps.governor.record(admission, { durationMs, error });
@@ -99,6 +113,12 @@ export async function runGoverned<T>(
   } finally {
     leave?.();
   }
+}
+
+/** What the served request's span says of a failure in our terms (served-note.ts). */
+function noteFailure(note: ServedNote, error: unknown): void {
+  note.outcome = outcomeOfError(error);
+  if (error instanceof SwitchboardError) note.errorCode = error.code;
 }
 
 /**

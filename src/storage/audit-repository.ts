@@ -82,6 +82,10 @@ export function createAuditRepository(
       return pending.flush();
     },
 
+    pendingWrites() {
+      return pending.depth;
+    },
+
     async query(options = {}) {
       await pending.flush();
       const limit = Math.min(Math.max(Math.floor(options.limit ?? DEFAULT_LIMIT), 1), MAX_LIMIT);

@@ -25,6 +25,8 @@ export class BatchedWrites<T> {
   private queue: Waiting<T>[] = [];
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Items handed to a write that has not finished. */
+  private writing = 0;
   private readonly maxBatch: number;
   private readonly defer: (flush: () => void) => void;
 
@@ -48,6 +50,11 @@ export class BatchedWrites<T> {
     });
   }
 
+  /** Items not yet written: queued, or in a write under way (the audit queue depth metric). */
+  get depth(): number {
+    return this.queue.length + this.writing;
+  }
+
   /** Writes everything queued now and waits for every write under way: reads see it all after. */
   async flush(): Promise<void> {
     this.start();
@@ -58,7 +65,11 @@ export class BatchedWrites<T> {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    const running = this.run(batch).finally(() => this.inFlight.delete(running));
+    this.writing += batch.length;
+    const running = this.run(batch).finally(() => {
+      this.writing -= batch.length;
+      this.inFlight.delete(running);
+    });
     this.inFlight.add(running);
   }
 

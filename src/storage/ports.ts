@@ -165,6 +165,8 @@ export interface AuditRepository {
   append(input: AuditInput): Promise<number>;
   /** Writes every record appended so far; the store calls it before it closes. */
   flush(): Promise<void>;
+  /** Records appended and not yet committed (queued or being written). */
+  pendingWrites(): number;
   /**
    * Records newest first, filtered by server, actor, action, outcome and `[since, until)`;
    * `limit` defaults to 100.

@@ -19,7 +19,7 @@ describe('telemetrySettings', () => {
     expect(on.traces).toEqual({ protocol: 'http/protobuf' });
     expect(on.metrics).toEqual({ protocol: 'http/protobuf', intervalMs: 60_000 });
     expect(on.prometheus).toBe(false);
-    expect(on.sampler).toEqual({ name: 'parentbased_always_on', ratio: 1 });
+    expect(on.sampler).toEqual({ name: 'parentbased_traceidratio', ratio: 0.1 });
     const json = telemetrySettings({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',

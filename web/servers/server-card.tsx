@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiServer } from '../../src/gateway/api/api-types.js';
 import { segment } from '../api/api-client.js';
@@ -11,7 +12,12 @@ import { shortSource } from './short-source.js';
 import { StateBadge } from './state-badge.js';
 
 /** One server: state, protocol, what it offers, what went wrong, and what can be done. */
-export function ServerCard(props: { readonly server: ApiServer; readonly canManage: boolean }) {
+export function ServerCard(props: {
+  readonly server: ApiServer;
+  readonly canManage: boolean;
+  /** Shown under the facts: the server's recent-calls charts. */
+  readonly children?: ComponentChildren;
+}) {
   const { server } = props;
   const { client } = useApp();
   const { busy, error, run: act } = useAction();
@@ -67,6 +73,7 @@ export function ServerCard(props: { readonly server: ApiServer; readonly canMana
           <dd title={server.source}>{shortSource(server.source)}</dd>
         </div>
       </dl>
+      {props.children}
       {server.error && (
         <p class="server-error" data-testid={`server-error-${server.name}`}>
           <strong>{server.error.code}</strong>: {server.error.message}

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { ApiServer } from '../../src/gateway/api/api-types.js';
 import { live } from '../live/live-state.js';
+import { CallCharts } from '../metrics/call-charts.js';
+import { useCallStats } from '../metrics/use-call-stats.js';
 import { useApp } from '../shell/app-context.js';
 import { ErrorBanner } from '../shell/error-banner.js';
 import { useStore } from '../state/store.js';
@@ -17,6 +19,9 @@ export function ServersPage() {
     [client, servers === undefined],
   );
   const [adding, setAdding] = useState(false);
+  // One poll for every card's charts.
+  const calls = useCallStats();
+  const callsOf = new Map(calls.stats?.servers.map((s) => [s.server, s]));
   const list = [...(servers ?? fallback.data?.servers ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <section aria-labelledby="servers-title">
@@ -37,7 +42,13 @@ export function ServersPage() {
       <ul class="server-list">
         {list.map((server) => (
           <li key={server.name}>
-            <ServerCard server={server} canManage={session.canManage} />
+            <ServerCard server={server} canManage={session.canManage}>
+              <CallCharts
+                server={server.name}
+                stats={callsOf.get(server.name)}
+                slotSeconds={calls.stats?.slotSeconds ?? 5}
+              />
+            </ServerCard>
           </li>
         ))}
       </ul>

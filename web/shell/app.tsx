@@ -7,6 +7,7 @@ import { EventsPage } from '../events/events-page.js';
 import { InboxPage } from '../inbox/inbox-page.js';
 import { live, startLive } from '../live/live-state.js';
 import { LogsPage } from '../logs/logs-page.js';
+import { MetricsPage } from '../metrics/metrics-page.js';
 import { PromptPage } from '../prompts/prompt-page.js';
 import { PromptsPage } from '../prompts/prompts-page.js';
 import { ResourcesPage } from '../resources/resources-page.js';
@@ -124,6 +125,8 @@ function RoutePage(props: { readonly route: Route }) {
       return <InboxPage />;
     case 'logs':
       return <LogsPage key={route.server ?? ''} {...(route.server && { server: route.server })} />;
+    case 'metrics':
+      return <MetricsPage />;
     case 'events':
       return <EventsPage />;
     case 'audit':

@@ -10,6 +10,7 @@ export type Route =
   | { readonly page: 'prompts'; readonly server?: string; readonly prompt?: string }
   | { readonly page: 'inbox' }
   | { readonly page: 'logs'; readonly server?: string }
+  | { readonly page: 'metrics' }
   | { readonly page: 'events' }
   | { readonly page: 'audit' };
 
@@ -24,6 +25,7 @@ export const PAGES: readonly { readonly page: Page; readonly label: string }[] =
   { page: 'apps', label: 'Apps' },
   { page: 'inbox', label: 'Inbox' },
   { page: 'logs', label: 'Logs' },
+  { page: 'metrics', label: 'Metrics' },
   { page: 'events', label: 'Events' },
   { page: 'audit', label: 'Audit' },
 ];
@@ -46,6 +48,7 @@ export function parseRoute(hash: string): Route {
     case 'apps':
     case 'resources':
     case 'inbox':
+    case 'metrics':
     case 'events':
     case 'audit':
       return { page };

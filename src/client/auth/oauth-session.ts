@@ -6,6 +6,13 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { describeError } from '../../core/errors.js';
+import {
+  SERVER_ADDRESS,
+  SPAN_OAUTH_REFRESH,
+  SWITCHBOARD_ANSWER,
+  SWITCHBOARD_SERVER,
+} from '../../core/telemetry/semconv.js';
+import { stepSpan } from '../../core/telemetry/step-span.js';
 import { authRequired, toAuthError } from './auth-errors.js';
 import { completeLogin } from './authorization-completion.js';
 import type { CredentialStore, StoredCredentials, StoredTokens } from './credential-store.js';
@@ -303,7 +310,15 @@ export class OAuthSession {
       storedDiscovery(creds) ??
       (await this.discover(undefined));
     this.ctx.discovery = discovery;
-    const outcome = await refreshTokens(this.ctx, this.provider, discovery, stale);
+    // A span of its own (under the request that needed fresh tokens, if one is traced).
+    const outcome = await stepSpan(
+      SPAN_OAUTH_REFRESH,
+      {
+        attributes: () => ({ [SWITCHBOARD_SERVER]: this.server, [SERVER_ADDRESS]: new URL(issuer).hostname }),
+        ended: (result) => ({ [SWITCHBOARD_ANSWER]: result.kind }),
+      },
+      () => refreshTokens(this.ctx, this.provider, discovery, stale),
+    );
     if (outcome.kind === 'rejected') {
       this.grantRejected = true;
       this.log(`OAuth: the refresh token was rejected (${outcome.error.message}); a login is needed`);

@@ -9,6 +9,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
+import { withTraceHeaders } from '../../core/telemetry/trace-context.js';
 import { MALFORMED_RESPONSE_CODE, MalformedResponse, repairResponse } from '../response-shape.js';
 import { withWatchedBody } from './watched-body.js';
 
@@ -154,7 +155,8 @@ export class HttpTransport extends StreamableHTTPClientTransport {
         const requestKey = takeRequestKey(init);
         let response: Response;
         try {
-          response = await wire(url, { ...init, signal: own.signal });
+          // The active span's W3C headers ride along (a no-op without a tracer provider).
+          response = await wire(url, withTraceHeaders({ ...init, signal: own.signal }));
         } catch (error) {
           unlink();
           if (outer?.aborted) throw error;

@@ -6,6 +6,7 @@ import {
   SSEClientTransport,
 } from '@modelcontextprotocol/client';
 import { isSwitchboardError, SwitchboardError } from '../../core/errors.js';
+import { withTraceHeaders } from '../../core/telemetry/trace-context.js';
 import { repairResponse } from '../response-shape.js';
 import type { HttpFailure, HttpTransportOptions } from './http.js';
 import { withWatchedBody } from './watched-body.js';
@@ -47,7 +48,7 @@ export class SseTransport extends SSEClientTransport {
     const post: FetchLike = async (url, init) => {
       let response: Response;
       try {
-        response = await wire(url, init);
+        response = await wire(url, withTraceHeaders(init));
       } catch (error) {
         if (init?.signal?.aborted) throw error;
         if (isSwitchboardError(error, 'POLICY_DENIED')) throw error;

@@ -55,8 +55,15 @@ export const telemetrySchema = z
         sampler: z
           .enum(TRACE_SAMPLERS)
           .optional()
-          .describe('As OTEL_TRACES_SAMPLER; default parentbased_always_on.'),
-        ratio: z.number().min(0).max(1).optional().describe('The ratio of the *traceidratio samplers.'),
+          .describe('As OTEL_TRACES_SAMPLER; default parentbased_traceidratio with ratio 0.1.'),
+        ratio: z
+          .number()
+          .min(0)
+          .max(1)
+          .optional()
+          .describe(
+            'The ratio of the *traceidratio samplers (default 0.1 with the default sampler, else 1).',
+          ),
       })
       .optional(),
     metrics: z

@@ -54,6 +54,42 @@ export const SWITCHBOARD_PRINCIPAL = 'switchboard.principal.id';
 export const SWITCHBOARD_ERA = 'switchboard.mcp.era';
 /** Ours: the state of an upstream connection (`connected`, `reconnecting`, `failed`, …). */
 export const SWITCHBOARD_STATE = 'switchboard.upstream.state';
+/**
+ * Ours: how an operation ended, in one low-cardinality word (`ok`, `tool_error`, `error`,
+ * `denied`, `declined`, `refused`, `cancelled`, `timeout`). `error.type` says which error;
+ * this says what a person reading a dashboard asks first, and is set on success too.
+ */
+export const SWITCHBOARD_OUTCOME = 'switchboard.outcome';
+/** Ours: our `SwitchboardError` code where a failure has one (`POLICY_DENIED`, `REQUEST_TIMEOUT`), beside the JSON-RPC `error.type`. */
+export const SWITCHBOARD_ERROR_CODE = 'switchboard.error.code';
+/** Ours: policy's verdict (`allow`, `ask`, `deny`), its reason and the tool's risk, on the policy span. */
+export const SWITCHBOARD_POLICY_VERDICT = 'switchboard.policy.verdict';
+export const SWITCHBOARD_POLICY_REASON = 'switchboard.policy.reason';
+export const SWITCHBOARD_POLICY_RISK = 'switchboard.policy.risk';
+/** Ours: what a consent or elicitation wait ended with (`accept`, `decline`, `cancel`, `asked`, `refused`). */
+export const SWITCHBOARD_ANSWER = 'switchboard.answer';
+/** Ours: the 1-based number of a round of a multi-round request (2026-07-28 `input_required` rounds). */
+export const SWITCHBOARD_ROUND = 'switchboard.round';
+/** Ours: the id of an MCP task a step belongs to. */
+export const SWITCHBOARD_TASK_ID = 'switchboard.task.id';
+/** Ours: why a reconnect happened (`dropped`, `session_expired`, `retry`). */
+export const SWITCHBOARD_RECONNECT_REASON = 'switchboard.reconnect.reason';
+
+/**
+ * Our INTERNAL span names, for what the conventions have no span for. Each is a child of the
+ * call it belongs to (the gateway's SERVER span, or whatever span an embedding app has
+ * active), except connects, reconnects and OAuth refreshes, which start traces of their own
+ * when nothing is active (a supervisor's reconnect belongs to no call).
+ */
+export const SPAN_POLICY = 'switchboard.policy.decide';
+export const SPAN_APPROVAL = 'switchboard.approval.wait';
+export const SPAN_CONSENT = 'switchboard.consent';
+export const SPAN_ELICITATION = 'switchboard.elicitation.wait';
+export const SPAN_CONNECT = 'switchboard.upstream.connect';
+export const SPAN_RECONNECT = 'switchboard.upstream.reconnect';
+export const SPAN_OAUTH_REFRESH = 'switchboard.oauth.refresh';
+export const SPAN_ROUND = 'switchboard.request.round';
+export const SPAN_TASK = 'switchboard.task';
 
 /**
  * MCP conventions, "Metrics": histograms in seconds, with the advisory bucket boundaries the
@@ -63,6 +99,21 @@ export const MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration';
 export const MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
 export const MCP_SERVER_SESSION_DURATION = 'mcp.server.session.duration';
 export const OPERATION_BUCKETS_S = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300] as const;
+
+/**
+ * Our counters and gauges. Names follow "Metrics" naming guidance in the general conventions
+ * (https://opentelemetry.io/docs/specs/semconv/general/metrics/): dot-separated namespaces,
+ * the unit in `unit` (never in the name), UpDownCounters for things that rise and fall (no
+ * `.count`/`.total` suffix; Prometheus exporters add `_total` to counters themselves).
+ * There is no convention for these; they are ours, under `switchboard.`.
+ */
+export const METRIC_UPSTREAM_RECONNECTS = 'switchboard.upstream.reconnects';
+export const METRIC_UPSTREAM_ACTIVE = 'switchboard.upstream.requests.active';
+export const METRIC_RATE_LIMITED = 'switchboard.gateway.rate_limited';
+export const METRIC_APPROVALS_WAITING = 'switchboard.approvals.waiting';
+export const METRIC_AUDIT_QUEUE = 'switchboard.audit.queue.depth';
+/** Ours: which rate limit refused (`ip`, `principal`). */
+export const SWITCHBOARD_LIMIT = 'switchboard.rate_limit.by';
 
 /** The instrumentation scope of every span and instrument Switchboard makes. */
 export const INSTRUMENTATION_SCOPE = 'mcp-switchboard';

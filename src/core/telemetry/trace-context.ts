@@ -102,6 +102,32 @@ export function extractRemoteParent(
   return ROOT_CONTEXT;
 }
 
+/**
+ * `init` with the active context's W3C `traceparent`/`tracestate` (and `baggage`) headers
+ * added, for an HTTP request to an upstream server. The MCP conventions carry the context in
+ * `_meta` (which we do too, request-span.ts); the headers are for what sits on the HTTP hop
+ * and knows no MCP — a proxy, a load balancer, the upstream's own HTTP instrumentation
+ * (W3C Trace Context, "traceparent Header"). Untouched without a tracer provider or an
+ * active span.
+ */
+export function withTraceHeaders(init: RequestInit | undefined): RequestInit | undefined {
+  if (!tracingOn()) return init;
+  const active = context.active();
+  if (trace.getSpanContext(active) === undefined) return init;
+  const carrier: Record<string, string> = {};
+  propagation.inject(active, carrier);
+  const keys = Object.keys(carrier);
+  if (keys.length === 0) return init;
+  const headers = new Headers(init?.headers);
+  for (const key of keys) headers.set(key, carrier[key]!);
+  return { ...init, headers };
+}
+
+/** The era of a protocol version (`switchboard.mcp.era`): `modern` from 2026-07-28 on, else `legacy`. */
+export function eraOf(version: string): 'modern' | 'legacy' {
+  return version >= '2026' ? 'modern' : 'legacy';
+}
+
 /** The JSON-RPC error code a failure carries (from the peer, or the one we answer with), if any. */
 export function rpcCodeOf(error: unknown): number | undefined {
   if (error instanceof SwitchboardError) {

@@ -13,6 +13,7 @@ import { appRoutes } from './routes/app-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { inboxRoutes } from './routes/inbox-routes.js';
 import { logRoutes } from './routes/log-routes.js';
+import { metricsRoutes } from './routes/metrics-routes.js';
 import { recordRoutes } from './routes/record-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
@@ -80,6 +81,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     ...inboxRoutes(deps),
     ...recordRoutes(deps),
     ...logRoutes(deps),
+    ...metricsRoutes(deps),
     ...streamRoutes(deps),
   );
   const router = new Router(routes);

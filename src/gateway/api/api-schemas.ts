@@ -319,6 +319,36 @@ export const apiLogTailSchema = z
   .object({ server: z.string(), file: z.string(), lines: z.array(apiLogLineSchema) })
   .register(responseSchemas, { id: 'ApiLogTail' });
 
+const nullableMs = z.number().nullable();
+export const apiCallStatsSchema = z
+  .object({
+    slotSeconds: z.number(),
+    now: z.number(),
+    servers: z.array(
+      z.object({
+        server: z.string(),
+        points: z.array(
+          z.object({
+            t: z.number(),
+            calls: z.number().int(),
+            errors: z.number().int(),
+            refused: z.number().int(),
+            p50: nullableMs,
+            p99: nullableMs,
+          }),
+        ),
+        lastMinute: z.object({
+          calls: z.number().int(),
+          rate: z.number(),
+          errorRate: z.number().nullable(),
+          p50: nullableMs,
+          p99: nullableMs,
+        }),
+      }),
+    ),
+  })
+  .register(responseSchemas, { id: 'ApiCallStats' });
+
 export const apiAuditEntrySchema = z
   .object({
     id: z.number().int(),

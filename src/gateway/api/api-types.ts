@@ -29,6 +29,7 @@
  *   GET    /api/logs/{server}?lines=N        → { server, file, lines: ApiLogLine[] }
  *   GET    /api/logs/{server}/follow         SSE: `log` events (ApiLogLine), after the last N lines
  *   GET    /api/audit?server=&actor=&action=&outcome=&since=&until=&before=&limit= → ApiPage<ApiAuditEntry>
+ *   GET    /api/metrics/calls?server=        → ApiCallStats (recent tool calls per server, for the charts)
  *   GET    /api/stream                       SSE: ApiStreamEvent (first a `servers` and an `inbox` snapshot,
  *                                             then the current `catalog` etag)
  *   GET    /media/{id}.{ext}                 the saved media file (images and audio of results)
@@ -296,4 +297,40 @@ export interface ApiError {
     readonly message: string;
     readonly details?: unknown;
   };
+}
+
+/** One slot of a server's recent calls (`GET /api/metrics/calls`). */
+export interface ApiCallPoint {
+  /** The slot's start, ms since the epoch. */
+  readonly t: number;
+  /** Calls answered in the slot (successes and errors; refusals apart). */
+  readonly calls: number;
+  /** Of those, failed or `isError` results. */
+  readonly errors: number;
+  /** Calls policy denied or a person declined. */
+  readonly refused: number;
+  /** Latency percentiles in ms (a log-scale bin's upper edge: at most 25 % high); null without calls. */
+  readonly p50: number | null;
+  readonly p99: number | null;
+}
+
+/** Recent tool calls per server, kept in process whether or not OpenTelemetry is on. */
+export interface ApiCallStats {
+  readonly slotSeconds: number;
+  /** When the snapshot was taken, ms since the epoch. */
+  readonly now: number;
+  readonly servers: readonly {
+    readonly server: string;
+    /** Every slot of the window, oldest first. */
+    readonly points: readonly ApiCallPoint[];
+    readonly lastMinute: {
+      readonly calls: number;
+      /** Calls per second. */
+      readonly rate: number;
+      /** Errors over answered calls, 0..1; null without calls. */
+      readonly errorRate: number | null;
+      readonly p50: number | null;
+      readonly p99: number | null;
+    };
+  }[];
 }

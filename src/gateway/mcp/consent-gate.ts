@@ -7,6 +7,14 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import {
+  GEN_AI_TOOL_NAME,
+  SPAN_CONSENT,
+  SWITCHBOARD_ANSWER,
+  SWITCHBOARD_SERVER,
+} from '../../core/telemetry/semconv.js';
+import { stepSpan } from '../../core/telemetry/step-span.js';
+import { tracingOn } from '../../core/telemetry/trace-context.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import type { AskApproval } from '../../host/governance/governor.js';
 import type { Host } from '../../host/host.js';
@@ -36,6 +44,34 @@ export interface ConsentInput {
 }
 
 export async function consentFor(
+  input: ConsentInput,
+  server: Server,
+  entry: CatalogTool,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+): Promise<Consent> {
+  if (!tracingOn()) return consentOf(input, server, entry, args, ctx);
+  // A span under the call: what the gate did (asked, or the answer it had). On 2026-07-28 the
+  // wait for the person lies between two requests, so it shows as the time between the
+  // `asked` round's SERVER span and the next one.
+  return stepSpan(
+    SPAN_CONSENT,
+    {
+      attributes: () => ({ [SWITCHBOARD_SERVER]: entry.server, [GEN_AI_TOOL_NAME]: entry.tool.name }),
+      ended: (consent) => ({ [SWITCHBOARD_ANSWER]: consentAnswer(consent) }),
+    },
+    () => consentOf(input, server, entry, args, ctx),
+  );
+}
+
+function consentAnswer(consent: Consent): string {
+  if ('refused' in consent) return 'refused';
+  if ('inputRequired' in consent) return 'asked';
+  if (consent.consented) return 'accept';
+  return consent.askApproval ? 'decline' : 'not_needed';
+}
+
+async function consentOf(
   input: ConsentInput,
   server: Server,
   entry: CatalogTool,

@@ -5,6 +5,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { jsonRpcError } from './json-rpc-error.js';
+import { ServedMessages } from './served-messages.js';
 
 /**
  * The server side of the HTTP+SSE transport of MCP 2024-11-05 ("Transports", HTTP with SSE),
@@ -26,6 +27,8 @@ export interface LegacySseTransportOptions {
   readonly keepAliveMs?: number;
   /** Bytes the client may leave unread on the stream before the session is closed. Default 8 MiB. */
   readonly maxQueuedBytes?: number;
+  /** The principal the session is served for: its requests' SERVER spans say so. */
+  readonly principal?: string;
 }
 
 const encoder = new TextEncoder();
@@ -40,9 +43,21 @@ export class LegacySseTransport implements Transport {
   private keepAlive?: NodeJS.Timeout;
   private opened = false;
   private closed = false;
+  /** A SERVER span per POSTed request, ended when its answer goes on the stream (served-messages.ts). */
+  private readonly served: ServedMessages;
 
   constructor(private readonly options: LegacySseTransportOptions) {
     this.sessionId = options.sessionId;
+    this.served = new ServedMessages(() => ({
+      principal: options.principal ?? 'unknown',
+      transport: 'tcp',
+      sessionId: options.sessionId,
+    }));
+  }
+
+  /** The SDK tells the transport the negotiated version after `initialize`. */
+  setProtocolVersion(version: string): void {
+    this.served.setProtocolVersion(version);
   }
 
   /** Nothing to do: the stream is opened by `open()`, which answers the client's GET. */
@@ -89,12 +104,15 @@ export class LegacySseTransport implements Transport {
     } catch {
       return jsonRpcError(400, -32600, 'Invalid Request: the body must be one JSON-RPC message.');
     }
-    this.onmessage?.(message, { request });
+    this.served.deliver(message, () => this.onmessage?.(message, { request }), {
+      header: (name) => request.headers.get(name),
+    });
     return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain' } });
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || !this.controller) throw new Error('The SSE stream of this session is closed.');
+    this.served.sent(message);
     this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
@@ -102,6 +120,7 @@ export class LegacySseTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
+    this.served.closed();
     try {
       this.controller?.close();
     } catch {

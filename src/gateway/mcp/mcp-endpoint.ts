@@ -188,6 +188,7 @@ export class McpEndpoint {
     const transport = new LegacySseTransport({
       sessionId: id,
       postUrl: `${postPath}?sessionId=${id}`,
+      principal: principal.id,
       ...(this.options.keepAliveMs !== undefined && { keepAliveMs: this.options.keepAliveMs }),
     });
     const session: Session = {

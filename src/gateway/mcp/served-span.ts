@@ -1,6 +1,7 @@
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import {
   type Attributes,
+  type Context,
   context,
   type Histogram,
   type Link,
@@ -26,9 +27,15 @@ import {
   OPERATION_BUCKETS_S,
   RPC_RESPONSE_STATUS_CODE,
   SWITCHBOARD_ERA,
+  SWITCHBOARD_ERROR_CODE,
+  SWITCHBOARD_OUTCOME,
   SWITCHBOARD_PRINCIPAL,
+  SWITCHBOARD_SERVER,
+  TOOL_ERROR,
 } from '../../core/telemetry/semconv.js';
+import { type ServedNote, withServedNote } from '../../core/telemetry/served-note.js';
 import {
+  eraOf,
   extractRemoteParent,
   failSpan,
   type HeaderCarrier,
@@ -75,10 +82,30 @@ const instruments = meterBound((meter) => ({
 }));
 
 /** A JSON-RPC request (or notification) as far as the span reads it. */
-interface Message {
+export interface Message {
   readonly id?: unknown;
   readonly method: string;
   readonly params?: Record<string, unknown>;
+}
+
+/** What the span knows of the request's hop, whichever transport carried it. */
+export interface ServedFacts {
+  readonly principal: string;
+  /** `tcp` for HTTP (Streamable HTTP, 2024-11-05 SSE), `pipe` for stdio (MCP conventions, `network.transport`). */
+  readonly transport: 'tcp' | 'pipe';
+  /** The HTTP request's headers: its W3C context (when `_meta` has none), session and version headers. */
+  readonly head?: HeaderCarrier;
+  readonly protocolVersion?: string | undefined;
+  readonly sessionId?: string | undefined;
+}
+
+/** One served request's span and metric, started; `end` once with how it was answered. */
+export interface ServedOperation {
+  /** The context to serve in: the span active, and a note (served-note.ts) the host writes to. */
+  readonly context: Context;
+  /** What the host noted of the request while it was served. */
+  readonly note: ServedNote;
+  end(outcome: Outcome): void;
 }
 
 /** Serves `request` through `serve`, under a server span and the duration metric when telemetry is on. */
@@ -86,16 +113,54 @@ export async function servedWithSpan(
   request: ServedRequest,
   serve: () => Promise<Response>,
 ): Promise<Response> {
-  const metered = instruments().on;
-  if (!metered && !tracingOn()) return serve();
-  // The tracer is a proxy: without an SDK its span is a non-recording one, cheap to make, but
-  // the message is not even looked at unless something will read what comes of it.
+  if (!servedTelemetryOn()) return serve();
+  // The message is not even looked at unless something will read what comes of it.
   const message = messageOf(request.body);
   if (message === undefined) return serve();
+  const operation = startServed(message, {
+    principal: request.principal,
+    transport: 'tcp',
+    head: request.head,
+    protocolVersion: request.protocolVersion,
+    sessionId: request.head.header('mcp-session-id') ?? undefined,
+  });
+  let response: Response;
+  try {
+    response = await context.with(operation.context, serve);
+  } catch (error) {
+    operation.end({ errorType: '_OTHER', ...(error instanceof Error && { message: error.message }) });
+    throw error;
+  }
+  // The host already said how a tool call ended (served-note.ts): a JSON answer then need not
+  // be cloned and parsed again just to read its outcome — the cost that grows with the result.
+  const settled = operation.note.outcome;
+  if ((settled === 'ok' || settled === 'tool_error') && response.status < 400 && isJson(response)) {
+    operation.end(settled === 'ok' ? {} : { errorType: TOOL_ERROR });
+    return response;
+  }
+  return finishWith(response, message, (outcome) => operation.end(outcome));
+}
+
+function isJson(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').startsWith('application/json');
+}
+
+/** Whether a served request would record anything: a tracer provider, or a meter that records. */
+export function servedTelemetryOn(): boolean {
+  return instruments().on || tracingOn();
+}
+
+/**
+ * Starts the SERVER span and the duration metric of `message`: its parent the context in its
+ * `_meta` (else the HTTP headers'), the ambient context a link (MCP conventions, "Context
+ * propagation": the transport's context is independent of the MCP request's).
+ */
+export function startServed(message: Message, facts: ServedFacts): ServedOperation {
+  const metered = instruments().on;
   const ambient = trace.getSpanContext(context.active());
   const parent = extractRemoteParent(
     message.params?._meta as Record<string, unknown> | undefined,
-    request.head,
+    facts.head,
   );
   const tool = message.method === 'tools/call' ? stringParam(message, 'name') : undefined;
   const prompt = message.method === 'prompts/get' ? stringParam(message, 'name') : undefined;
@@ -107,25 +172,26 @@ export async function servedWithSpan(
     parent,
   );
   const recording = span.isRecording();
-  if (!recording && !metered) return context.with(trace.setSpan(parent, span), serve);
+  const note: ServedNote = { principal: facts.principal };
+  const within = withServedNote(trace.setSpan(parent, span), note);
+  if (!recording && !metered) return { context: within, note, end: () => undefined };
 
-  const version = request.protocolVersion ?? protocolVersionOf(message, request.head);
+  const version = facts.protocolVersion ?? protocolVersionOf(message, facts.head);
   const attributes: Attributes = {
     [MCP_METHOD_NAME]: message.method,
-    [NETWORK_TRANSPORT]: 'tcp',
+    [NETWORK_TRANSPORT]: facts.transport,
     ...(tool !== undefined && { [GEN_AI_TOOL_NAME]: tool, [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL }),
     ...(prompt !== undefined && { [GEN_AI_PROMPT_NAME]: prompt }),
     ...(version !== undefined && { [MCP_PROTOCOL_VERSION]: version }),
   };
   if (recording) {
     span.setAttributes(attributes);
-    span.setAttribute(NETWORK_PROTOCOL_NAME, 'http');
-    span.setAttribute(SWITCHBOARD_PRINCIPAL, request.principal);
-    if (version !== undefined) span.setAttribute(SWITCHBOARD_ERA, version >= '2026' ? 'modern' : 'legacy');
+    if (facts.transport === 'tcp') span.setAttribute(NETWORK_PROTOCOL_NAME, 'http');
+    span.setAttribute(SWITCHBOARD_PRINCIPAL, facts.principal);
+    if (version !== undefined) span.setAttribute(SWITCHBOARD_ERA, eraOf(version));
     const id = message.id;
     if (typeof id === 'string' || typeof id === 'number') span.setAttribute(JSONRPC_REQUEST_ID, String(id));
-    const session = request.head.header('mcp-session-id');
-    if (session !== null) span.setAttribute(MCP_SESSION_ID, session);
+    if (facts.sessionId !== undefined) span.setAttribute(MCP_SESSION_ID, facts.sessionId);
     const uri = stringParam(message, 'uri');
     if (uri !== undefined) span.setAttribute(MCP_RESOURCE_URI, uri);
   }
@@ -147,16 +213,17 @@ export async function servedWithSpan(
     if (!recording) return;
     if (outcome.errorType !== undefined) failSpan(span, outcome.errorType, outcome.message);
     if (outcome.rpcCode !== undefined) span.setAttribute(RPC_RESPONSE_STATUS_CODE, String(outcome.rpcCode));
+    // What the host noted of the call (served-note.ts) says more than the wire's code.
+    if (note.server !== undefined) span.setAttribute(SWITCHBOARD_SERVER, note.server);
+    if (note.errorCode !== undefined) span.setAttribute(SWITCHBOARD_ERROR_CODE, note.errorCode);
+    span.setAttribute(
+      SWITCHBOARD_OUTCOME,
+      note.outcome ??
+        (outcome.errorType === undefined ? 'ok' : outcome.errorType === TOOL_ERROR ? TOOL_ERROR : 'error'),
+    );
     span.end();
   };
-  let response: Response;
-  try {
-    response = await context.with(trace.setSpan(parent, span), serve);
-  } catch (error) {
-    end({ errorType: '_OTHER', ...(error instanceof Error && { message: error.message }) });
-    throw error;
-  }
-  return finishWith(response, message, end);
+  return { context: within, note, end };
 }
 
 /** Ends the operation with the response's answer: read now (JSON), or as the stream carries it (SSE). */
@@ -190,7 +257,8 @@ async function finishWith(
   return response;
 }
 
-function messageOf(body: unknown): Message | undefined {
+/** The JSON-RPC request or notification `body` is, if it is one (a batch or a response is not). */
+export function messageOf(body: unknown): Message | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { method, params } = body as { method?: unknown; params?: unknown };
   if (typeof method !== 'string') return undefined;
@@ -207,10 +275,10 @@ function stringParam(message: Message, key: string): string | undefined {
 }
 
 /** 2026-07-28 requests say their version in `_meta`; 2025 ones in the header, and `initialize` in its params. */
-function protocolVersionOf(message: Message, head: HeaderCarrier): string | undefined {
+function protocolVersionOf(message: Message, head: HeaderCarrier | undefined): string | undefined {
   const meta = message.params?._meta as Record<string, unknown> | undefined;
   const fromMeta = meta?.[PROTOCOL_VERSION_META_KEY];
   if (typeof fromMeta === 'string') return fromMeta;
   if (message.method === 'initialize') return stringParam(message, 'protocolVersion');
-  return head.header('mcp-protocol-version') ?? undefined;
+  return head?.header('mcp-protocol-version') ?? undefined;
 }

@@ -3,6 +3,7 @@ import { DEFAULT_GATEWAY, type GatewayTaskSettings } from '../../core/config/gat
 import type { Host } from '../../host/host.js';
 import { createGatewayServer, type GatewayServerOptions } from '../mcp/gateway-server.js';
 import { ViewChanges } from '../mcp/served-catalog.js';
+import { ServedTransport } from '../mcp/served-messages.js';
 import { TaskLedger } from '../tasks/task-ledger.js';
 
 /**
@@ -34,9 +35,13 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
   const closed = new Promise<void>((resolve) => {
     done = resolve;
   });
-  const transport = new StdioServerTransport(
-    (options.input ?? process.stdin) as NodeJS.ReadStream,
-    (options.output ?? process.stdout) as NodeJS.WriteStream,
+  // A SERVER span per request on the pipe (served-messages.ts); a pass-through without telemetry.
+  const transport = new ServedTransport(
+    new StdioServerTransport(
+      (options.input ?? process.stdin) as NodeJS.ReadStream,
+      (options.output ?? process.stdout) as NodeJS.WriteStream,
+    ),
+    () => ({ principal: LOCAL_PRINCIPAL.id, transport: 'pipe' }),
   );
   const previous = transport.onclose;
   transport.onclose = () => {
@@ -65,7 +70,9 @@ export function serveGatewayStdio(host: Host, options: StdioGatewayOptions): Std
   });
   const handle = serveStdio(
     () => {
-      const server = createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL, tasks });
+      const server = transport.serveWithin(
+        createGatewayServer({ ...options, host, principal: LOCAL_PRINCIPAL, tasks }),
+      );
       servers.push(server);
       return server;
     },

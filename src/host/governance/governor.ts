@@ -3,9 +3,23 @@ import type { GovernanceConfig } from '../../core/config/governance-config.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import { objectJsonPieces } from '../../core/json-text.js';
 import type { TrustLevel } from '../../core/server-config.js';
+import { countApprovalWaiting } from '../../core/telemetry/counters.js';
+import {
+  GEN_AI_TOOL_NAME,
+  SPAN_APPROVAL,
+  SPAN_POLICY,
+  SWITCHBOARD_ANSWER,
+  SWITCHBOARD_POLICY_REASON,
+  SWITCHBOARD_POLICY_RISK,
+  SWITCHBOARD_POLICY_VERDICT,
+  SWITCHBOARD_SERVER,
+} from '../../core/telemetry/semconv.js';
+import { stepSpan } from '../../core/telemetry/step-span.js';
+import { switchboardTracer, tracingOn } from '../../core/telemetry/trace-context.js';
 import { type ApprovalMode, type Decision, decide, decideRead, type ReadKind } from '../../policy/decide.js';
 import type { AuditRepository, KeyValueRepository, PinRepository } from '../../storage/ports.js';
 import type { CatalogTool } from '../catalog/catalog.js';
+import { CallWindow } from '../stats/call-window.js';
 
 /**
  * The governed call path: before a tool call goes upstream, the policy core decides (allow,
@@ -69,6 +83,12 @@ export class Governor {
   /** The allowlists read already, by session (the same sets as `allowlists` resolves to). */
   private readonly loadedAllowlists = new Map<string, Set<string>>();
   private readonly changed = new Set<string>();
+  /**
+   * Recent calls per server (rate, latency, errors, refusals over the last minutes), kept in
+   * process whether or not OpenTelemetry is on: what the dashboard's charts draw. Fed here
+   * because every call, refused or run, passes through `admit` and `record`.
+   */
+  readonly calls = new CallWindow();
 
   private constructor(private readonly options: GovernorOptions) {}
 
@@ -77,6 +97,11 @@ export class Governor {
     const governor = new Governor(options);
     for (const pin of await options.store.pins.listChanged()) governor.changed.add(key(pin.server, pin.tool));
     return governor;
+  }
+
+  /** Audit records appended and not yet committed: the audit queue's depth. */
+  get auditBacklog(): number {
+    return this.options.store.audit.pendingWrites();
   }
 
   get settings(): GovernanceConfig {
@@ -152,8 +177,10 @@ export class Governor {
     // Decided without waiting once the session's allowlist is loaded (every call after its first).
     const loaded = this.loadedAllowlists.get(session);
     const decision = loaded ? this.decisionWith(tool, session, loaded) : await this.decision(tool, session);
+    if (tracingOn()) policySpan(tool, decision);
     const base = { tool, session, decision, ...(context.via !== undefined && { via: context.via }) };
     if (decision.verdict === 'deny') {
+      this.calls.record(tool.server, 0, 'refused');
       await this.audit(base, 'denied', {});
       throw new SwitchboardError(
         'POLICY_DENIED',
@@ -162,18 +189,28 @@ export class Governor {
       );
     }
     if (decision.verdict === 'allow') return { ...base, approved: false };
-    const answer = await (context.askApproval ?? this.options.askApproval)(
+    const ask = context.askApproval ?? this.options.askApproval;
+    const request: ApprovalRequest = {
+      server: tool.server,
+      tool: tool.tool.name,
+      session,
+      args,
+      inputSchema: tool.tool.inputSchema,
+      reason: decision.reason,
+    };
+    countApprovalWaiting(tool.server, 1);
+    const answer = await stepSpan(
+      SPAN_APPROVAL,
       {
-        server: tool.server,
-        tool: tool.tool.name,
-        session,
-        args,
-        inputSchema: tool.tool.inputSchema,
-        reason: decision.reason,
+        attributes: () => ({ [SWITCHBOARD_SERVER]: tool.server, [GEN_AI_TOOL_NAME]: tool.tool.name }),
+        ended: (given) => ({
+          [SWITCHBOARD_ANSWER]: given.approved ? (given.always ? 'always' : 'once') : 'declined',
+        }),
       },
-      { ...(context.signal && { signal: context.signal }) },
-    );
+      () => ask(request, { ...(context.signal && { signal: context.signal }) }),
+    ).finally(() => countApprovalWaiting(tool.server, -1));
     if (!answer.approved) {
+      this.calls.record(tool.server, 0, 'refused');
       await this.audit(base, 'declined', { answer: answer.reason });
       throw new SwitchboardError(
         'APPROVAL_DECLINED',
@@ -245,6 +282,8 @@ export class Governor {
     outcome: { readonly durationMs: number; readonly result?: ToolResult; readonly error?: unknown },
   ): Promise<void> {
     const status = outcome.error !== undefined ? 'error' : outcome.result?.isError ? 'tool_error' : 'ok';
+    // A tool error counts as an error on the charts: the call did not do what was asked.
+    this.calls.record(admission.tool.server, outcome.durationMs, status === 'ok' ? 'ok' : 'error');
     const details = callDetails(admission);
     details.approved = admission.approved;
     details.durationMs = roundMs(outcome.durationMs);
@@ -353,6 +392,24 @@ export class Governor {
       })
       .catch((error: unknown) => this.options.onError?.(error));
   }
+}
+
+/**
+ * The policy decision as a span of its own under the call (semconv.ts, `switchboard.policy.*`):
+ * made and ended at once — the decision is synchronous — so a trace shows what policy said
+ * and why beside how long the rest took.
+ */
+function policySpan(tool: CatalogTool, decision: Decision): void {
+  const span = switchboardTracer().startSpan(SPAN_POLICY, {
+    attributes: {
+      [SWITCHBOARD_SERVER]: tool.server,
+      [GEN_AI_TOOL_NAME]: tool.tool.name,
+      [SWITCHBOARD_POLICY_VERDICT]: decision.verdict,
+      [SWITCHBOARD_POLICY_REASON]: decision.reason,
+      [SWITCHBOARD_POLICY_RISK]: decision.risk,
+    },
+  });
+  span.end();
 }
 
 /** What every audit record of a call says: the tool, and what policy decided and why. */

@@ -4,6 +4,14 @@ import type { NetworkGuard } from '../../client/transports/guarded-fetch.js';
 import { TypedEmitter } from '../../client/typed-emitter.js';
 import { describeError, isSwitchboardError, SwitchboardError } from '../../core/errors.js';
 import type { ServerConfig } from '../../core/server-config.js';
+import { countReconnect } from '../../core/telemetry/counters.js';
+import {
+  SPAN_CONNECT,
+  SPAN_RECONNECT,
+  SWITCHBOARD_RECONNECT_REASON,
+  SWITCHBOARD_SERVER,
+} from '../../core/telemetry/semconv.js';
+import { stepSpan } from '../../core/telemetry/step-span.js';
 import { unknownServer } from '../host-errors.js';
 import {
   DEFAULT_RUNTIME_BACKOFF,
@@ -279,16 +287,40 @@ export class Supervisor extends TypedEmitter<SupervisorEvents> {
       });
       runner.connection = connection;
       try {
-        await connection.connect();
-        if (!current()) break;
-        const dropped = new Promise<void>((resolve) => connection.once('disconnected', () => resolve()));
-        await this.discover(runner, connection);
+        // A span of its own per attempt (until the catalog has the server's lists), and a
+        // reconnect counted by outcome (semconv.ts).
+        const reconnect = everConnected;
+        const connected = await stepSpan(
+          reconnect ? SPAN_RECONNECT : SPAN_CONNECT,
+          {
+            root: true,
+            attributes: () => ({
+              [SWITCHBOARD_SERVER]: runner.name,
+              ...(reconnect && { [SWITCHBOARD_RECONNECT_REASON]: 'dropped' }),
+            }),
+          },
+          async () => {
+            try {
+              await connection.connect();
+            } catch (error) {
+              if (reconnect) countReconnect(runner.name, 'dropped', 'error');
+              throw error;
+            }
+            if (reconnect) countReconnect(runner.name, 'dropped', 'ok');
+            if (!current()) return undefined;
+            // In an object: an async function returning a promise would wait for it.
+            const dropped = new Promise<void>((resolve) => connection.once('disconnected', () => resolve()));
+            await this.discover(runner, connection);
+            return { dropped };
+          },
+        );
+        if (!connected) break;
         connection.on('listChanged', () => void this.discover(runner, connection));
         everConnected = true;
         attempt = 0;
         runner.error = undefined;
         this.setState(runner, 'connected');
-        await Promise.race([dropped, new Promise<void>((resolve) => (runner.wake = resolve))]);
+        await Promise.race([connected.dropped, new Promise<void>((resolve) => (runner.wake = resolve))]);
         if (!current()) break;
         // Dropped: its tools leave the catalog now; pending calls already failed.
         runner.counts = { tools: 0, resources: 0, prompts: 0 };

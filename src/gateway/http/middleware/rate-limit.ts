@@ -1,4 +1,5 @@
 import { BoundedMemo } from '../../../core/bounded-memo.js';
+import { countRateLimited } from '../../../core/telemetry/counters.js';
 import { rateLimitKey } from '../addresses.js';
 import type { GatewayContext, Middleware, RequestHead } from '../context.js';
 import { HttpError } from '../http-error.js';
@@ -47,6 +48,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     if (exempt?.(ctx.head)) return next();
     const result = buckets.take(keyOf(ctx));
     if (!result.ok) {
+      countRateLimited(options.by);
       throw new HttpError(
         429,
         `Too many requests from ${whose}. Retry after ${result.retryAfterSeconds} s.`,
