@@ -11,7 +11,7 @@ import {
   SkillVerificationError,
 } from '@modelcontextprotocol/client/ext/skills';
 import { skillsCapabilityOf } from '@modelcontextprotocol/core/ext/skills';
-import { SwitchboardError } from '../core/errors.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { CallOptions } from './connection-types.js';
 import { ListWalkStopped, type ListWalks } from './list-walk.js';
 import type { RequestRunner } from './request-runner.js';
@@ -71,17 +71,22 @@ export class ConnectionSkills {
   /**
    * Every skill the server lists, all pages walked, fetched once and kept until
    * `invalidate()` (the connection calls it when the server's resources change: a server
-   * announces a change of its skills as `resources/list_changed`). A server without the
-   * extension has none. Entries the SDK refuses are left out, logged, and returned in
-   * `invalid`. A listing whose pages do not end (a cursor handed back again, or more pages
-   * than the cap) fails UPSTREAM_PROTOCOL: that server's skills are not offered at all.
+   * announces a change of its skills as `resources/list_changed`, and on reconnect). A server
+   * without the extension has none. Entries the SDK refuses are left out, logged, and returned
+   * in `invalid`. A listing whose pages do not end (a cursor handed back again, or more pages
+   * than the cap) fails UPSTREAM_PROTOCOL, is logged, and that failure is kept like a listing:
+   * the server's skills are not offered until it announces a change, and its broken walk is
+   * not made again on every call. Other failures (a timeout, a drop) are not kept.
    */
   list(): Promise<SkillListing> {
     if (!this.supported) return Promise.resolve(EMPTY);
     const pending = this.listing ?? this.fetchListing();
     this.listing = pending;
-    pending.catch(() => {
-      if (this.listing === pending) this.listing = undefined;
+    pending.catch((error: unknown) => {
+      if (this.listing !== pending) return;
+      if (isSwitchboardError(error, 'UPSTREAM_PROTOCOL'))
+        this.host.warn(`skills not offered: ${error.message}`);
+      else this.listing = undefined;
     });
     return pending;
   }

@@ -16,6 +16,7 @@ import {
   type NamingMode,
 } from './exposed-names.js';
 import { type ExposedResources, exposedResources } from './exposed-resources.js';
+import { type ExposedSkills, exposedSkills, skillRoot, skillSubject } from './exposed-skills.js';
 
 /**
  * What one caller of the MCP endpoint is served of the catalog: tools, prompts and upstream
@@ -122,6 +123,8 @@ export interface ViewSettings {
     readonly tools: readonly string[];
     readonly resources: readonly string[];
     readonly prompts: readonly string[];
+    /** Globs over `<server>/<skill path>`; absent: every skill. */
+    readonly skills?: readonly string[];
   };
   readonly management: boolean;
 }
@@ -148,12 +151,15 @@ export function viewPrint(
   const tools = servedToolsOf(snapshot, principal, naming, expose.tools, settings.management);
   const prompts = servedPrompts(snapshot, principal, naming, exposeFilter(expose.prompts));
   const resources = servedResources(snapshot, principal, exposeFilter(expose.resources));
+  const skills = servedSkills(snapshot, principal, naming, exposeFilter(expose.skills ?? ['*']));
   return {
     tools: JSON.stringify([...tools].map(([name, t]) => [name, t.hash || t.tool])),
     prompts: JSON.stringify([...prompts].map(([name, p]) => [name, p.prompt])),
     resources: JSON.stringify([
       [...resources.resources].map(([uri, r]) => [uri, r.item]),
       [...resources.templates].map(([uri, t]) => [uri, t.item]),
+      // A skill's change reaches clients as a change of the resources (SEP-2640).
+      skills.skills.map((s) => s.skill),
     ]),
   };
 }
@@ -249,5 +255,24 @@ export function servedResources(
   return exposedResources(
     snapshot.resources.filter((r) => keep(r.item.uri) && viewer.allows(r.server)),
     snapshot.resourceTemplates.filter((t) => keep(t.item.uriTemplate) && viewer.allows(t.server)),
+  );
+}
+
+/**
+ * The skills of `snapshot` served to a caller: through the expose filter (`keep`, over
+ * `<server>/<skill path>`) and the caller's grants of their server, under their served URIs
+ * (exposed-skills.ts).
+ */
+export function servedSkills(
+  snapshot: CatalogSnapshot,
+  viewer: { allows(server: string): boolean },
+  naming: NamingMode,
+  keep: NameFilter,
+): ExposedSkills {
+  return exposedSkills(
+    snapshot.skills.filter(
+      (s) => viewer.allows(s.server) && keep(skillSubject(s.server, skillRoot(s.item.uri) ?? s.item.uri)),
+    ),
+    naming,
   );
 }
