@@ -64,7 +64,7 @@ describe.each(['legacy', 'modern'] as const)('skills over stdio, %s era', (proto
     expect(conn.skills.supported).toBe(true);
     expect(conn.skills.directoryRead).toBe(true);
     expect(skills.map((s) => s.uri)).toContain('skill://acme/billing/refunds/SKILL.md');
-    expect(skills).toHaveLength(11);
+    expect(skills).toHaveLength(12);
     const listing = await conn.skills.list();
     expect(listing.invalid.map((e) => e.uri)).toEqual([
       'skill://escape/SKILL.md',
@@ -72,7 +72,7 @@ describe.each(['legacy', 'modern'] as const)('skills over stdio, %s era', (proto
     ]);
     expect(listing.invalid[0]?.reason).toContain('outside the skill directory');
     expect(logs.some((l) => l.level === 'warning' && l.text.includes('2 skill entries refused'))).toBe(true);
-    // Lazy retrieval: 13 entries, 5 pages of 3, listed once (the second list() is the cached
+    // Lazy retrieval: 14 entries, 5 pages of 3, listed once (the second list() is the cached
     // one), and not one file read.
     expect(await asked(conn)).toEqual(Array(5).fill('skills/list'));
   });
