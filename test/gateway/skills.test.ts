@@ -256,6 +256,24 @@ describe('skills through the gateway: expose, grants, audit', () => {
     );
   });
 
+  it('tells a session its resources changed when a skill changes, and serves the new entry', async () => {
+    const g = await gateway({ names: 'namespaced' });
+    const c = await client(g.url, 'legacy');
+    const skills = new SkillsClient(c);
+    const before = (await skills.list()).skills.find((s) => s.uri === 'skill://lab/pdf-processing/SKILL.md')!;
+    const told = new Promise<void>((resolve) =>
+      c.setNotificationHandler('notifications/resources/list_changed', () => resolve()),
+    );
+    await host.callTool('mcp__lab__rotate_forms', {});
+    await told;
+    const after = (await skills.list()).skills.find((s) => s.uri === before.uri)!;
+    expect(after.resources).not.toEqual(before.resources);
+    expect((await skills.get(before.uri)).skill).toEqual(after);
+    // The entry the client held before fails on the changed file; the new one reads it.
+    await expect(skills.read(before, 'references/FORMS.md')).rejects.toMatchObject({ reason: 'digest' });
+    expect((await skills.read(after, 'references/FORMS.md')).text).toMatch(/revision \d/);
+  });
+
   it('audits skills/get and every skill file read with the caller', async () => {
     const g = await gateway({ names: 'namespaced' });
     const skills = new SkillsClient(await client(g.url, 'legacy'));
