@@ -1,15 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGateway, resolveGateway } from '../../src/core/config/gateway-config.js';
 import { normalizeServerEntry } from '../../src/core/server-config.js';
 import { type HttpGateway, startHttpGateway } from '../../src/gateway/http-gateway.js';
+import { IdempotencyCache } from '../../src/gateway/mcp/idempotency.js';
+import { serveGatewayStdio } from '../../src/gateway/stdio/serve-stdio.js';
 import { Host } from '../../src/host/host.js';
 import { conformanceUpstreamBin, skillsLabBin } from '../fixtures/paths.js';
 import { eventually } from '../helpers/wait.js';
+import { LineTransport } from './line-transport.js';
 import { passthrough, quietLog, rpcError } from './modern-client.js';
 
 /**
@@ -272,6 +276,39 @@ describe('skills through the gateway: expose, grants, audit', () => {
     // The entry the client held before fails on the changed file; the new one reads it.
     await expect(skills.read(before, 'references/FORMS.md')).rejects.toMatchObject({ reason: 'digest' });
     expect((await skills.read(after, 'references/FORMS.md')).text).toMatch(/revision \d/);
+  });
+
+  it('serves skills over stdio too, in both eras, under the same expose section', async () => {
+    const settings = resolveGateway(
+      parseGateway({ names: 'namespaced', expose: { skills: ['conf/pdf-processing'] } }, 'test.json'),
+    );
+    for (const era of ['legacy', 'modern'] as const) {
+      const input = new PassThrough();
+      const output = new PassThrough();
+      const served = serveGatewayStdio(host, {
+        input,
+        output,
+        naming: settings.names,
+        expose: settings.expose,
+        consent: settings.consent,
+        limits: settings.limits,
+        idempotency: new IdempotencyCache(60_000),
+      });
+      const c = new Client(
+        { name: 'stdio-skills', version: '1.0.0' },
+        { versionNegotiation: era === 'modern' ? { mode: { pin: '2026-07-28' } } : { mode: 'legacy' } },
+      );
+      try {
+        await c.connect(new LineTransport(input, output));
+        const skills = new SkillsClient(c);
+        const listed = (await skills.list()).skills;
+        expect(uris(listed)).toEqual(['skill://conf/pdf-processing/SKILL.md']);
+        expect((await skills.read(listed[0]!, 'references/FORMS.md')).verified).toBe(true);
+      } finally {
+        await c.close();
+        await served.close();
+      }
+    }
   });
 
   it('audits skills/get and every skill file read with the caller', async () => {
