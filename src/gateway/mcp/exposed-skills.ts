@@ -111,6 +111,8 @@ export function skillSubject(server: string, originalRoot: string): string {
 export function hasDotSegment(uri: string): boolean {
   const at = uri.indexOf('://');
   const path = (at < 0 ? uri : uri.slice(at + 3)).split(/[?#]/)[0] ?? '';
+  // Without an escape, the plain form says it all (every read asks: this is the common case).
+  if (!path.includes('%')) return PLAIN_DOT_OR_EMPTY.test(path);
   return path.split('/').some((segment, i, all) => {
     let decoded: string;
     try {
@@ -122,6 +124,9 @@ export function hasDotSegment(uri: string): boolean {
     return decoded === '.' || decoded === '..' || (decoded === '' && !last) || decoded.includes('/');
   });
 }
+
+/** A `.` or `..` segment, or an empty one before the last, in a path without escapes. */
+const PLAIN_DOT_OR_EMPTY = /(?:^|\/)\.{1,2}(?:\/|$)|\/\/|^\//;
 
 /** `entry` with every URI under `from` moved under `to`; undefined when a file is not under `from`. */
 export function rebased(entry: Skill, from: string, to: string): Skill | undefined {
@@ -154,18 +159,21 @@ export function exposedSkills(skills: readonly Attributed<Skill>[], naming: Nami
     seen.add(key);
     candidates.push({ server, item, root });
   }
+  // Indexed by folder, so each check costs a skill's depth, not the number of skills.
+  const originals = new FolderIndex();
+  for (const c of candidates) originals.add(c.root, c.server);
   const namespaced = new Set<number>();
   candidates.forEach((c, i) => {
     const ours = c.root.startsWith('switchboard:');
-    const shared = candidates.some((o) => o.server !== c.server && related(o.root, c.root));
-    if (naming === 'namespaced' || ours || shared) namespaced.add(i);
+    if (naming === 'namespaced' || ours || originals.clashes(c.root, c.server)) namespaced.add(i);
   });
   // A folder passed through must not overlap a namespaced one either: repeat until none does.
   for (let changed = true; changed; ) {
     changed = false;
-    const taken = [...namespaced].map((i) => namespacedRoot(candidates[i]!.server, candidates[i]!.root));
+    const taken = new FolderIndex();
+    for (const i of namespaced) taken.add(namespacedRoot(candidates[i]!.server, candidates[i]!.root), '');
     candidates.forEach((c, i) => {
-      if (!namespaced.has(i) && taken.some((root) => related(root, c.root))) {
+      if (!namespaced.has(i) && taken.clashes(c.root, undefined)) {
         namespaced.add(i);
         changed = true;
       }
@@ -178,27 +186,67 @@ export function exposedSkills(skills: readonly Attributed<Skill>[], naming: Nami
     if (skill) served.push({ server: c.server, skill, original: c.item, root, originalRoot: c.root });
   });
   const byUri = new Map(served.map((s) => [s.skill.uri, s]));
-  // Deepest folder first, so a nested skill of one server wins over its enclosing one.
-  const deepestFirst = [...served].sort((a, b) => b.root.length - a.root.length);
+  // By folder, so a URI is resolved by looking its own folders up, deepest first: a nested
+  // skill of one server wins over its enclosing one, and the cost is the URI's depth.
+  const byRoot = new Map(served.map((s) => [s.root, s]));
+  const byOriginal = new Map(served.map((s) => [JSON.stringify([s.server, s.originalRoot]), s]));
+  const deepestFirst = (uri: string) => [uri, ...ancestors(uri).reverse()];
   return {
     skills: served,
     bySkillUri: (uri) => byUri.get(uri),
     resolve(uri) {
       if (hasDotSegment(uri)) return undefined;
-      const skill = deepestFirst.find((s) => uri === s.root || uri.startsWith(`${s.root}/`));
-      if (!skill) return undefined;
-      return { server: skill.server, uri: `${skill.originalRoot}${uri.slice(skill.root.length)}`, skill };
+      for (const folder of deepestFirst(uri)) {
+        const skill = byRoot.get(folder);
+        if (skill)
+          return { server: skill.server, uri: `${skill.originalRoot}${uri.slice(skill.root.length)}`, skill };
+      }
+      return undefined;
     },
     servedUri(server, uri) {
-      const skill = deepestFirst.find(
-        (s) => s.server === server && (uri === s.originalRoot || uri.startsWith(`${s.originalRoot}/`)),
-      );
-      return skill && `${skill.root}${uri.slice(skill.originalRoot.length)}`;
+      for (const folder of deepestFirst(uri)) {
+        const skill = byOriginal.get(JSON.stringify([server, folder]));
+        if (skill) return `${skill.root}${uri.slice(skill.originalRoot.length)}`;
+      }
+      return undefined;
     },
   };
 }
 
-/** Whether one folder is the other, or holds it. */
-function related(a: string, b: string): boolean {
-  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+/**
+ * Folders and the servers they belong to, answering whether a folder of another server is
+ * the same as a given one, holds it, or sits in it.
+ */
+class FolderIndex {
+  private readonly exact = new Map<string, Set<string>>();
+  /** A folder → the servers with a folder strictly below it. */
+  private readonly above = new Map<string, Set<string>>();
+
+  add(root: string, server: string): void {
+    put(this.exact, root, server);
+    for (const folder of ancestors(root)) put(this.above, folder, server);
+  }
+
+  /** Whether a folder of a server other than `server` (of any, when undefined) overlaps `root`. */
+  clashes(root: string, server: string | undefined): boolean {
+    const other = (servers: Set<string> | undefined) =>
+      servers !== undefined && (server === undefined || servers.size > 1 || !servers.has(server));
+    if (other(this.exact.get(root)) || other(this.above.get(root))) return true;
+    return ancestors(root).some((folder) => other(this.exact.get(folder)));
+  }
+}
+
+function put(map: Map<string, Set<string>>, key: string, server: string): void {
+  const set = map.get(key);
+  if (set) set.add(server);
+  else map.set(key, new Set([server]));
+}
+
+/** The folders holding `root`, outermost first: `skill://a`, `skill://a/b` for `skill://a/b/c`. */
+function ancestors(root: string): string[] {
+  const scheme = root.indexOf('://');
+  const out: string[] = [];
+  for (let at = root.indexOf('/', scheme < 0 ? 0 : scheme + 3); at >= 0; at = root.indexOf('/', at + 1))
+    out.push(root.slice(0, at));
+  return out;
 }

@@ -29,7 +29,13 @@ import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
 import { registerResourceRoutes } from './resource-routes.js';
-import { type GatewayPrincipal, servedPrompts, servedSkills, servedTools } from './served-catalog.js';
+import {
+  EVERY_SKILL,
+  type GatewayPrincipal,
+  servedPrompts,
+  servedSkills,
+  servedTools,
+} from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
 import { registerSkillRoutes, SKILLS_EXTENSION } from './skill-routes.js';
 import { untilStarted } from './startup-wait.js';
@@ -139,7 +145,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     ...(skills && { skills }),
   });
   if (skills) {
-    const keep = exposeFilter(options.expose.skills ?? ['*']);
+    const keep = exposeFilter(options.expose.skills ?? EVERY_SKILL);
     registerSkillRoutes(server, {
       host,
       allows: (name) => principal.allows(name),
@@ -212,20 +218,13 @@ export function offeredKinds(expose: GatewayServerOptions['expose']): {
   return {
     tools: expose.tools.length > 0,
     prompts: expose.prompts.length > 0,
-    skills: (expose.skills ?? ['*']).length > 0,
+    skills: (expose.skills ?? EVERY_SKILL).length > 0,
   };
 }
 
-/** The skills `options.principal` is served, worked out once per catalog snapshot. */
+/** The skills `options.principal` is served now (memoized per catalog snapshot: served-catalog.ts). */
 function servedSkillsOf(options: GatewayServerOptions): () => ExposedSkills {
-  const keep = exposeFilter(options.expose.skills ?? ['*']);
-  let cached: { snapshot: unknown; served: ExposedSkills } | undefined;
-  return () => {
-    const snapshot = options.host.catalog();
-    if (cached?.snapshot !== snapshot)
-      cached = { snapshot, served: servedSkills(snapshot, options.principal, options.naming, keep) };
-    return cached.served;
-  };
+  return () => servedSkills(options.host.catalog(), options.principal, options.naming, options.expose.skills);
 }
 
 /** `tools/list` and `tools/call`. */

@@ -151,7 +151,7 @@ export function viewPrint(
   const tools = servedToolsOf(snapshot, principal, naming, expose.tools, settings.management);
   const prompts = servedPrompts(snapshot, principal, naming, exposeFilter(expose.prompts));
   const resources = servedResources(snapshot, principal, exposeFilter(expose.resources));
-  const skills = servedSkills(snapshot, principal, naming, exposeFilter(expose.skills ?? ['*']));
+  const skills = servedSkills(snapshot, principal, naming, expose.skills);
   return {
     tools: JSON.stringify([...tools].map(([name, t]) => [name, t.hash || t.tool])),
     prompts: JSON.stringify([...prompts].map(([name, p]) => [name, p.prompt])),
@@ -258,21 +258,37 @@ export function servedResources(
   );
 }
 
+/** `expose.skills` when a gateway's settings leave it out: every skill. */
+export const EVERY_SKILL: readonly string[] = ['*'];
+
 /**
- * The skills of `snapshot` served to a caller: through the expose filter (`keep`, over
- * `<server>/<skill path>`) and the caller's grants of their server, under their served URIs
- * (exposed-skills.ts).
+ * The skills of `snapshot` served to `principal`: through the expose globs (over
+ * `<server>/<skill path>`) and its grants of their server, under their served URIs
+ * (exposed-skills.ts). Worked out once per snapshot and view, however many requests ask:
+ * a 2026-07-28 request builds a server of its own, and every resource read asks.
  */
 export function servedSkills(
   snapshot: CatalogSnapshot,
-  viewer: { allows(server: string): boolean },
+  principal: GatewayPrincipal,
   naming: NamingMode,
-  keep: NameFilter,
+  expose: readonly string[] = EVERY_SKILL,
 ): ExposedSkills {
-  return exposedSkills(
+  let perSnapshot = skillsCache.get(snapshot);
+  if (!perSnapshot) {
+    perSnapshot = new BoundedMemo(1_000);
+    skillsCache.set(snapshot, perSnapshot);
+  }
+  const key = `${viewKeyOf(principal)}\u0000${naming}\u0000${exposeKey(expose)}`;
+  const known = perSnapshot.get(key);
+  if (known) return known;
+  const keep = exposeFilter(expose);
+  const served = exposedSkills(
     snapshot.skills.filter(
-      (s) => viewer.allows(s.server) && keep(skillSubject(s.server, skillRoot(s.item.uri) ?? s.item.uri)),
+      (s) => principal.allows(s.server) && keep(skillSubject(s.server, skillRoot(s.item.uri) ?? s.item.uri)),
     ),
     naming,
   );
+  return perSnapshot.remember(key, served);
 }
+
+const skillsCache = new WeakMap<object, BoundedMemo<ExposedSkills>>();
