@@ -190,6 +190,21 @@ describe.each(['legacy', 'modern'] as const)('skills through the gateway, %s cli
     }
   });
 
+  it('refuses a cursor it never handed out', async () => {
+    const c = await client(passthroughUrl, era);
+    const list = await rpcError(
+      c.request({ method: 'skills/list', params: { cursor: 'not-ours' } } as never, passthrough),
+    );
+    expect(list?.code).toBe(-32602);
+    const dir = await rpcError(
+      c.request(
+        { method: 'resources/directory/read', params: { uri: 'skill://team-a', cursor: 'x' } } as never,
+        passthrough,
+      ),
+    );
+    expect(dir?.code).toBe(-32602);
+  });
+
   it('refuses a dot segment in a read rather than route it to another skill or server', async () => {
     const c = await client(namespacedUrl, era);
     for (const uri of [
