@@ -30,11 +30,14 @@ export type { EventAgent, EventAgentOptions, EventBatch } from './event-agent.js
 export { briefingOf, DEFAULT_EVENT_INTERVAL_MS, startEventAgent } from './event-agent.js';
 export type { ListedServer } from './mcp-list.js';
 export { injectMcpList, MCP_LIST_TAG, renderMcpList } from './mcp-list.js';
+export { MCP_SKILLS_NAME, SKILLS_TOOL } from './meta-tools/skills-tool.js';
 export type { SearchableTool } from './search/tool-fields.js';
 export type { ToolIndex, ToolIndexEntry, ToolSearchHit, ToolSearchOptions } from './search/tool-index.js';
 export { createToolIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './search/tool-index.js';
 export type { AgentCallOutcome } from './session.js';
 export { AgentSession } from './session.js';
+export type { ListedSkill } from './skill-list.js';
+export { listedSkill, renderSkillList, skillPath } from './skill-list.js';
 export type { SlashCommand } from './slash-commands.js';
 export { parseSlashCommand } from './slash-commands.js';
 export type { RunOptions } from './tool-rounds.js';

@@ -17,6 +17,8 @@ import { ACTIVATE_TOOLS, CONFIG_TOOLS, SEARCH_TOOLS } from './meta-tools/definit
 import { errorOutcome, jsonOutcome } from './meta-tools/outcome.js';
 import { messagesOf, missingArguments, promptArguments } from './meta-tools/prompts-tool.js';
 import { runSearchTool } from './meta-tools/search-tool.js';
+import { MCP_SKILLS_NAME, runSkillsTool, SKILLS_TOOL, visibleSkills } from './meta-tools/skills-tool.js';
+import { listedSkill, renderSkillList } from './skill-list.js';
 import { parseSlashCommand } from './slash-commands.js';
 import { type AgentTool, CONFIG_GROUP, effectiveToolSet, isLoaded } from './tool-set.js';
 
@@ -74,6 +76,8 @@ export class AgentSession {
       this.frame === ''
         ? await this.host.grants.endSession(this.id)
         : await this.host.grants.endFrame(this.id, this.frame);
+    // Its acting windows on skills end with it (the root's: every frame's).
+    this.host.skills.held.release(this.id, this.frame === '' ? undefined : this.frame);
     await this.host.governor.note({
       action: 'end',
       session: this.id,
@@ -120,6 +124,7 @@ export class AgentSession {
       prompts: catalog.prompts.length > 0,
     });
     if (content) metaTools.push(content);
+    if (visibleSkills(this.metaContext()).length > 0) metaTools.push(SKILLS_TOOL);
     const granted = await this.granted();
     // Tools policy denies outright are left out: a model could only fail with them.
     const denied = new Set<string>();
@@ -154,7 +159,11 @@ export class AgentSession {
           ...(s.state !== 'connected' && { unavailable: true }),
         };
       });
-    return renderMcpList(servers, { configActive: granted.has(CONFIG_GROUP) });
+    const skills = renderSkillList(
+      visibleSkills(this.metaContext()).map(({ server, item }) => listedSkill(server, item)),
+    );
+    const list = renderMcpList(servers, { configActive: granted.has(CONFIG_GROUP) });
+    return skills === '' ? list : `${list}\n\n${skills}`;
   }
 
   /** `template` with `<!-- MCP_LIST -->` replaced by the current server list. */
@@ -304,13 +313,7 @@ export class AgentSession {
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
   ): Promise<CallToolResult | undefined> {
-    const context: MetaContext = {
-      host: this.host,
-      session: this.id,
-      frame: this.frame,
-      visibleServers: () => this.visibleServers(),
-      ...(signal && { signal }),
-    };
+    const context = this.metaContext(signal);
     switch (name) {
       case ACTIVATE_TOOLS.name: {
         const groups = Array.isArray(args.groups) ? args.groups.filter((g) => typeof g === 'string') : [];
@@ -335,6 +338,8 @@ export class AgentSession {
         return runSearchTool(context, args, await this.granted(), (s) => this.deferralOf(s));
       case MCP_CONTENT_NAME:
         return runContentTool(context, args);
+      case MCP_SKILLS_NAME:
+        return runSkillsTool(context, args);
       default:
         if (CONFIG_TOOLS.some((t) => t.name === name)) {
           if (!(await this.granted()).has(CONFIG_GROUP)) {
@@ -346,6 +351,16 @@ export class AgentSession {
         }
         return undefined;
     }
+  }
+
+  private metaContext(signal?: AbortSignal): MetaContext {
+    return {
+      host: this.host,
+      session: this.id,
+      frame: this.frame,
+      visibleServers: () => this.visibleServers(),
+      ...(signal && { signal }),
+    };
   }
 
   private groups(): string[] {

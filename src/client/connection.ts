@@ -52,6 +52,7 @@ import {
   type ServerRequestContext,
   type ServerRequestHandlers,
 } from './server-requests.js';
+import { ConnectionSkills } from './skills.js';
 import { runCallAsTask, shouldRunAsTask, untunnelTaskResult } from './tool-tasks.js';
 import { HttpTransport } from './transports/http.js';
 import { SseTransport } from './transports/sse.js';
@@ -76,6 +77,8 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   private readonly handlers: ServerRequestHandlers;
   private readonly validators = new OutputValidators();
   private readonly runner: RequestRunner;
+  /** The server's skills (MCP Skills extension): listed, fetched and read verified (skills.ts). */
+  readonly skills: ConnectionSkills;
   private client?: Client;
   private transport?: Transport;
   /** The live session: its client, transport, tap and direct lane. */
@@ -117,6 +120,14 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
         transport: this.config.transport.kind === 'stdio' ? 'pipe' : 'tcp',
         sessionId: this.transport?.sessionId,
       }),
+    });
+    this.skills = new ConnectionSkills({
+      name: this.name,
+      runner: this.runner,
+      capabilities: () => this.capabilities,
+      walks: () => this.session?.tap.walks,
+      pageCap: () => this.pageCap(),
+      warn: (text) => this.log('lifecycle', 'warning', text),
     });
   }
 
@@ -176,6 +187,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.session = undefined;
     this.connectingTransport = undefined;
     this.lists.clear();
+    this.skills.invalidate();
     // A handshake under way is cut short: its transport closes, the connect rejects.
     await Promise.all([
       client?.close().catch(() => undefined),
@@ -389,6 +401,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.transport = transport;
     this.session = session;
     this.lists.clear();
+    this.skills.invalidate();
   }
 
   private handleClosed(client: Client, transport: Transport): void {
@@ -397,6 +410,7 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
     this.transport = undefined;
     this.session = undefined;
     this.lists.clear();
+    this.skills.invalidate();
     if (this.currentState !== 'connected') return;
     const error = this.drops.dropped(this.name, client, transport);
     this.log('lifecycle', 'warning', error.message);
@@ -501,7 +515,11 @@ export class Connection extends TypedEmitter<ConnectionEvents> {
   /** A list changed: drop it, fetch it again at once, then tell listeners (with the new list). */
   private onListChanged(kind: ListKind): void {
     this.lists.invalidate(kind);
-    if (kind === 'resources') this.lists.invalidate('resourceTemplates');
+    // A server announces a change of its skills as one of its resources (SEP-2640).
+    if (kind === 'resources') {
+      this.lists.invalidate('resourceTemplates');
+      this.skills.invalidate();
+    }
     if (this.currentState !== 'connected') return;
     this.cachedList(kind).then(
       (list) => this.emit('listChanged', kind, list),

@@ -1,5 +1,13 @@
 /** Public API of the client layer: one connection to one MCP server. */
 
+/** The Skills extension's entry and file types, as the SDK defines them. */
+export type {
+  DirectoryResource,
+  InvalidSkillEntry,
+  Skill,
+  SkillFile,
+  SkillResourceEntry,
+} from '@modelcontextprotocol/client/ext/skills';
 export type { FileLockOptions } from '../core/files/file-lock.js';
 export { withFileLock } from '../core/files/file-lock.js';
 export type { AuthFailureReason } from './auth/auth-errors.js';
@@ -67,6 +75,10 @@ export type {
   ServerRequestContext,
 } from './server-requests.js';
 export { declineElicitation } from './server-requests.js';
+export type { SkillLimits, SkillSize } from './skill-limits.js';
+export { skillLimitProblem, skillSize } from './skill-limits.js';
+export type { SkillListing, SkillsLaneHost } from './skills.js';
+export { ConnectionSkills } from './skills.js';
 export type { TaskInfo, TaskStatus } from './task-runner.js';
 export { HttpTransport } from './transports/http.js';
 export { SseTransport } from './transports/sse.js';

@@ -34,6 +34,14 @@ export type SwitchboardErrorCode =
   | 'UPSTREAM_RECONNECTING'
   | 'NOT_FOUND'
   | 'MESSAGE_TOO_LARGE'
+  /**
+   * A skill file failed verification against the skill's entry (MCP Skills extension,
+   * SEP-2640): `details.reason` is `digest`, `size`, `frontmatter` or `unlisted`, `details.uri`
+   * the file. Its content was not used; for a `SKILL.md`, the skill was not loaded.
+   */
+  | 'SKILL_VERIFICATION_FAILED'
+  /** A skill is over the per-skill limits (512 files, 16 MiB): it is not loaded, nothing of it is read. */
+  | 'SKILL_TOO_LARGE'
   | 'TASK_FAILED'
   | 'TASK_CANCELLED'
   | 'TASK_EXPIRED'

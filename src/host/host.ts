@@ -56,6 +56,7 @@ import { type RenderedResult, renderResultWithMedia } from './media/media-text.j
 import { missingTool } from './missing-names.js';
 import { fileServers, ServerRegistry } from './server-registry.js';
 import { whenSettled } from './settled.js';
+import { HostSkills } from './skills/host-skills.js';
 import type { SpawnLedger } from './supervisor/spawn-ledger.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
@@ -102,6 +103,8 @@ export class Host extends TypedEmitter<HostEvents> {
    */
   readonly rendersApps: boolean;
   private readonly views: AppViews;
+  /** The servers' skills (MCP Skills extension): listed, fetched, loaded verified, audited. */
+  readonly skills: HostSkills;
 
   private readonly mediaPrune: NodeJS.Timeout;
   private readonly events: EventFeed;
@@ -155,11 +158,13 @@ export class Host extends TypedEmitter<HostEvents> {
       catalog: () => this.catalog(),
       read: (server, uri) => this.readResource(server, uri, { raw: true }),
     });
-    this.reads = new ContentReads({
+    const reads = {
       governor,
-      connected: (server) => this.connected(server),
-      guardContext: (server) => this.guardContext(server),
-    });
+      connected: (server: string) => this.connected(server),
+      guardContext: (server: string) => this.guardContext(server),
+    };
+    this.reads = new ContentReads(reads);
+    this.skills = new HostSkills({ ...reads, catalog: () => this.keeper.current });
     this.events = new EventFeed(store.events, {
       onProblem: (server, text) => this.onLog({ ...lifecycle(server), text }),
     });

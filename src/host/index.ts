@@ -51,6 +51,9 @@ export { DEFAULT_INBOX_TIMEOUT_MS, Inbox } from './inbox/inbox.js';
 export { inboxApprovalAsker, inboxElicitationHandler } from './inbox/inbox-adapters.js';
 export type { TerminalPromptOptions } from './inbox/terminal-prompt.js';
 export { attachTerminalPrompt } from './inbox/terminal-prompt.js';
+export { HeldSkills } from './skills/held-skills.js';
+export type { HostSkillsDeps, LoadedSkillFile } from './skills/host-skills.js';
+export { HostSkills } from './skills/host-skills.js';
 export type {
   IncompleteList,
   ServerSnapshot,

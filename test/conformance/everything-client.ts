@@ -257,9 +257,40 @@ const schemaPreservation: Handler = (ctx) =>
     await callOk(conn, 'json_schema_echo', { schema: tool.inputSchema });
   });
 
-const notImplemented: Handler = async (ctx) => {
-  throw new NotImplementedError(`scenario "${ctx.scenario}" is not implemented yet`);
-};
+/**
+ * `sep-2640-client-no-prefetch` (Skills extension): list the skills and read none of their
+ * files: listing is no reason to fetch anything (SEP-2640 "Lazy Retrieval").
+ */
+const skillsNoPrefetch: Handler = (ctx) =>
+  withConnection(ctx, { eitherEra: true }, async (conn) => {
+    if (!conn.skills.supported) fail('the server does not declare io.modelcontextprotocol/skills');
+    const { skills } = await conn.skills.list();
+    if (skills.length === 0) fail('skills/list listed no skill');
+  });
+
+/**
+ * `sep-2640-client-verify-{digest,size,frontmatter}`: list, then load the first skill (read
+ * its SKILL.md through the Connection, which verifies it against the entry) and, only once it
+ * verified, read a supporting file as a host acting on the skill would. The server tampered
+ * with the SKILL.md, so the load must be refused with that check, and nothing more read.
+ */
+const skillsVerify =
+  (reason: 'digest' | 'size' | 'frontmatter'): Handler =>
+  (ctx) =>
+    withConnection(ctx, { eitherEra: true }, async (conn) => {
+      const { skills } = await conn.skills.list();
+      const skill = skills[0];
+      if (!skill) fail('skills/list listed no skill');
+      try {
+        await conn.skills.read(skill);
+      } catch (error) {
+        if (isSwitchboardError(error, 'SKILL_VERIFICATION_FAILED') && error.details.reason === reason) return;
+        throw error;
+      }
+      const files = skill.resources === 'dynamic' ? [] : skill.resources.filter((r) => r.uri !== skill.uri);
+      for (const file of files) await conn.skills.read(skill, file.uri);
+      fail(`the SKILL.md of ${skill.uri} passed verification; expected a ${reason} failure`);
+    });
 
 /** One handler per scenario of suite 0.1.16 and 0.2.0-alpha.12. */
 const HANDLERS: Readonly<Record<string, Handler>> = {
@@ -275,15 +306,10 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'json-schema-ref-no-deref': refNoDeref,
   'json-schema-2020-12-preservation': schemaPreservation,
   ...AUTH_HANDLERS,
-  // Later work: Skills (sep-2640-*).
-  ...Object.fromEntries(
-    [
-      'sep-2640-client-no-prefetch',
-      'sep-2640-client-verify-digest',
-      'sep-2640-client-verify-size',
-      'sep-2640-client-verify-frontmatter',
-    ].map((name) => [name, notImplemented]),
-  ),
+  'sep-2640-client-no-prefetch': skillsNoPrefetch,
+  'sep-2640-client-verify-digest': skillsVerify('digest'),
+  'sep-2640-client-verify-size': skillsVerify('size'),
+  'sep-2640-client-verify-frontmatter': skillsVerify('frontmatter'),
 };
 
 // ---- main ----------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +14,7 @@ import { serveGatewayStdio } from '../../src/gateway/stdio/serve-stdio.js';
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 import { catalogHas } from '../helpers/wait.js';
+import { LineTransport } from './line-transport.js';
 import { quietLog } from './modern-client.js';
 
 /**
@@ -110,27 +110,6 @@ async function sseProbe(url: string): Promise<Probe> {
 }
 
 /** A client transport over a pair of streams: the stdio gateway's input and output, in process. */
-class StreamPair implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: Transport['onmessage'];
-  constructor(
-    private readonly toServer: PassThrough,
-    private readonly fromServer: PassThrough,
-  ) {}
-  async start(): Promise<void> {
-    createInterface({ input: this.fromServer }).on('line', (line) => {
-      if (line.trim() !== '') this.onmessage?.(JSON.parse(line));
-    });
-  }
-  async send(message: unknown): Promise<void> {
-    this.toServer.write(`${JSON.stringify(message)}\n`);
-  }
-  async close(): Promise<void> {
-    this.toServer.end();
-    this.onclose?.();
-  }
-}
 
 let dir: string;
 let host: Host;
@@ -177,7 +156,7 @@ describe('gateway.expose', () => {
             management: true,
           }),
         );
-        return sdkProbe(new StreamPair(input, output), era);
+        return sdkProbe(new LineTransport(input, output), era);
       };
       try {
         for (const way of WAYS) {

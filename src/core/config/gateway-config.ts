@@ -125,6 +125,8 @@ export interface GatewayConfig {
     readonly tools: readonly string[];
     readonly resources: readonly string[];
     readonly prompts: readonly string[];
+    /** Skills as `<server>/<skill path>` (MCP Skills extension); `[]` leaves the extension out. */
+    readonly skills: readonly string[];
   };
   readonly names: (typeof GATEWAY_NAME_MODES)[number];
   readonly consent: 'on' | 'off';
@@ -173,7 +175,7 @@ export const DEFAULT_GATEWAY: GatewayConfig = {
     stringLength: 100_000,
     requestTimeoutMs: 120_000,
   },
-  expose: { tools: ['*'], resources: ['*'], prompts: ['*'] },
+  expose: { tools: ['*'], resources: ['*'], prompts: ['*'], skills: ['*'] },
   names: 'namespaced',
   consent: 'on',
   idempotencyTtlMs: 10 * 60_000,
@@ -377,9 +379,14 @@ export const gatewaySchema = z
       .optional()
       .describe('Caps on request bodies, tool arguments and request time.'),
     expose: z
-      .strictObject({ tools: globs.optional(), resources: globs.optional(), prompts: globs.optional() })
+      .strictObject({
+        tools: globs.optional(),
+        resources: globs.optional(),
+        prompts: globs.optional(),
+        skills: globs.optional(),
+      })
       .optional()
-      .describe('Which tools, resources and prompts are served (globs).'),
+      .describe('Which tools, resources, prompts and skills are served (globs).'),
     names: z.enum(GATEWAY_NAME_MODES).optional().describe('How served tool names are formed.'),
     consent: z.enum(['on', 'off']).optional().describe('Ask before a call the policy says to ask about.'),
     idempotencyTtlMs: z

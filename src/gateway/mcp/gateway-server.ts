@@ -25,14 +25,22 @@ import {
 } from './app-routes.js';
 import { consentFor } from './consent-gate.js';
 import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-names.js';
+import { type ExposedSkills, skillSubject } from './exposed-skills.js';
 import type { Idempotency } from './idempotency.js';
 import { checkInputCaps, type InputLimits, refuseOversized } from './input-caps.js';
 import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
 import { registerResourceRoutes } from './resource-routes.js';
-import { type GatewayPrincipal, servedPrompts, servedTools } from './served-catalog.js';
+import {
+  EVERY_SKILL,
+  type GatewayPrincipal,
+  servedPrompts,
+  servedSkills,
+  servedTools,
+} from './served-catalog.js';
 import { type SettledCall, settledCallOf } from './settled-call.js';
+import { registerSkillRoutes, SKILLS_EXTENSION } from './skill-routes.js';
 import { untilStarted } from './startup-wait.js';
 import { callAsTask, withOfferedTaskSupport } from './task-calls.js';
 import {
@@ -72,11 +80,13 @@ export interface GatewayServerOptions {
   readonly host: Host;
   readonly principal: GatewayPrincipal;
   readonly naming: NamingMode;
-  /** Globs: tools and prompts as `server/name`, resources by URI. */
+  /** Globs: tools and prompts as `server/name`, resources by URI, skills as `server/<skill path>`. */
   readonly expose: {
     readonly tools: readonly string[];
     readonly resources: readonly string[];
     readonly prompts: readonly string[];
+    /** Absent: every skill. */
+    readonly skills?: readonly string[];
   };
   /** `on`: a call policy asks about is put to the calling client first; `off`: the host's Inbox decides. */
   readonly consent: 'on' | 'off';
@@ -127,6 +137,9 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   const tasks = offers.tools && tasksOffered(host);
   const extensions = {
     ...(tasks && { [TASKS_EXTENSION]: {} }),
+    // Declared whatever the upstreams offer now (an empty listing is allowed), so a session
+    // opened while its servers still connect has their skills once they are there.
+    ...(offers.skills && { [SKILLS_EXTENSION]: { directoryRead: true } }),
     // Declared to the clients that declare it (app-routes.ts), when the host renders apps.
     ...(host.rendersApps && { [APPS_EXTENSION]: appsServerCapability() }),
   };
@@ -151,6 +164,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
   const tools = () =>
     servedTools(host, principal, options.naming, options.expose.tools, options.management === true);
   const prompts = () => servedPrompts(host.catalog(), principal, options.naming, promptFilter);
+  const skills = offers.skills ? servedSkillsOf(options) : undefined;
   const resources = registerResourceRoutes(server, {
     host,
     allows: (name) => principal.allows(name),
@@ -161,7 +175,19 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
       declared: (ctx) => callerDeclaresApps(server, ctx),
       viewServer: (uri) => viewServer(tools(), uri),
     },
+    ...(skills && { skills }),
   });
+  if (skills) {
+    const keep = exposeFilter(options.expose.skills ?? EVERY_SKILL);
+    registerSkillRoutes(server, {
+      host,
+      allows: (name) => principal.allows(name),
+      keeps: (name, root) => keep(skillSubject(name, root)),
+      served: skills,
+      session: principal.id,
+      limits: options.limits,
+    });
+  }
 
   // Without the capability the methods are not there at all: the SDK answers them -32601
   // (method not found), and it refuses to register a handler for a capability not declared.
@@ -216,14 +242,24 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
 /**
  * Which kinds the gateway offers under `expose`: tools and prompts only when some glob may
  * let one through (an empty list exposes none, so the capability is left out and their
- * methods answer -32601, MCP "Lifecycle", capability negotiation). Resources are always
- * offered, for the gateway's own.
+ * methods answer -32601, MCP "Lifecycle", capability negotiation); the same for the Skills
+ * extension, `skills: []`. Resources are always offered, for the gateway's own.
  */
 export function offeredKinds(expose: GatewayServerOptions['expose']): {
   readonly tools: boolean;
   readonly prompts: boolean;
+  readonly skills: boolean;
 } {
-  return { tools: expose.tools.length > 0, prompts: expose.prompts.length > 0 };
+  return {
+    tools: expose.tools.length > 0,
+    prompts: expose.prompts.length > 0,
+    skills: (expose.skills ?? EVERY_SKILL).length > 0,
+  };
+}
+
+/** The skills `options.principal` is served now (memoized per catalog snapshot: served-catalog.ts). */
+function servedSkillsOf(options: GatewayServerOptions): () => ExposedSkills {
+  return () => servedSkills(options.host.catalog(), options.principal, options.naming, options.expose.skills);
 }
 
 /** `tools/list` and `tools/call`. */

@@ -9,6 +9,7 @@ import {
 } from '../../host/resource-subscriptions.js';
 import { exposeFilter } from './exposed-names.js';
 import { contentsAsServed } from './exposed-resources.js';
+import type { ExposedSkills } from './exposed-skills.js';
 import { type InputLimits, refuseOversized } from './input-caps.js';
 import { isOwnResourceUri, ownResource, ownResources, ownResourceTemplates } from './own-resources.js';
 import { type Served, servedResources } from './served-catalog.js';
@@ -47,6 +48,12 @@ export interface ResourceRouteDeps {
     declared(ctx: ServerContext): boolean;
     viewServer(uri: string): string | undefined;
   };
+  /**
+   * The skills this caller is served (skill-routes.ts): their files are listed under the
+   * skills' served URIs and read there, byte for byte (they are verified against the entry by
+   * the client that loads them), whether or not `expose` lets other resources through.
+   */
+  readonly skills?: () => ExposedSkills;
 }
 
 /** What the rest of the server needs of the resource routes. */
@@ -67,7 +74,12 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
     return cached.served;
   };
   /** Where `uri` goes upstream; the URI itself must pass the filter too (an instance of a template). */
-  const target = (uri: string, ctx?: ServerContext) => {
+  const target = (
+    uri: string,
+    ctx?: ServerContext,
+  ): { server: string; uri: string; skill?: true } | undefined => {
+    const skill = deps.skills?.().resolve(uri);
+    if (skill) return { server: skill.server, uri: skill.uri, skill: true };
     const view = isAppUri(uri) && deps.apps;
     // A view is not there for a caller that did not declare MCP Apps.
     if (view && ctx && !view.declared(ctx)) return undefined;
@@ -85,12 +97,17 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
   server.setRequestHandler('resources/list', async (_request, ctx) => {
     await untilStarted(deps.host);
     const show = shown(ctx);
+    const skills = deps.skills?.();
     return {
       resources: [
         ...ownResources(),
         ...[...served().resources]
           .filter(([uri]) => show(uri))
-          .map(([uri, r]) => (uri === r.item.uri ? r.item : { ...r.item, uri })),
+          .map(([name, r]) => {
+            // A file of a served skill is listed where the skill serves it.
+            const uri = skills?.servedUri(r.server, r.item.uri) ?? name;
+            return uri === r.item.uri ? r.item : { ...r.item, uri };
+          }),
       ],
     };
   });
@@ -123,7 +140,8 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
         signal: ctx.mcpReq.signal,
         ...(deps.session && { session: deps.session }),
         // A view goes to a sandbox as its server wrote it (app-routes.ts); the guard is for text a model reads.
-        ...(isAppUri(to.uri) && deps.apps && { raw: true }),
+        // A skill's file too: it must arrive as its entry's digest says, and its loader guards it.
+        ...(((isAppUri(to.uri) && deps.apps) || to.skill) && { raw: true }),
       }),
     );
     return { ...result, contents: contentsAsServed(result.contents, to, uri) };

@@ -16,6 +16,7 @@ import {
   type NamingMode,
 } from './exposed-names.js';
 import { type ExposedResources, exposedResources } from './exposed-resources.js';
+import { type ExposedSkills, exposedSkills, skillRoot, skillSubject } from './exposed-skills.js';
 
 /**
  * What one caller of the MCP endpoint is served of the catalog: tools, prompts and upstream
@@ -122,6 +123,8 @@ export interface ViewSettings {
     readonly tools: readonly string[];
     readonly resources: readonly string[];
     readonly prompts: readonly string[];
+    /** Globs over `<server>/<skill path>`; absent: every skill. */
+    readonly skills?: readonly string[];
   };
   readonly management: boolean;
 }
@@ -148,12 +151,15 @@ export function viewPrint(
   const tools = servedToolsOf(snapshot, principal, naming, expose.tools, settings.management);
   const prompts = servedPrompts(snapshot, principal, naming, exposeFilter(expose.prompts));
   const resources = servedResources(snapshot, principal, exposeFilter(expose.resources));
+  const skills = servedSkills(snapshot, principal, naming, expose.skills);
   return {
     tools: JSON.stringify([...tools].map(([name, t]) => [name, t.hash || t.tool])),
     prompts: JSON.stringify([...prompts].map(([name, p]) => [name, p.prompt])),
     resources: JSON.stringify([
       [...resources.resources].map(([uri, r]) => [uri, r.item]),
       [...resources.templates].map(([uri, t]) => [uri, t.item]),
+      // A skill's change reaches clients as a change of the resources (SEP-2640).
+      skills.skills.map((s) => s.skill),
     ]),
   };
 }
@@ -251,3 +257,38 @@ export function servedResources(
     snapshot.resourceTemplates.filter((t) => keep(t.item.uriTemplate) && viewer.allows(t.server)),
   );
 }
+
+/** `expose.skills` when a gateway's settings leave it out: every skill. */
+export const EVERY_SKILL: readonly string[] = ['*'];
+
+/**
+ * The skills of `snapshot` served to `principal`: through the expose globs (over
+ * `<server>/<skill path>`) and its grants of their server, under their served URIs
+ * (exposed-skills.ts). Worked out once per snapshot and view, however many requests ask:
+ * a 2026-07-28 request builds a server of its own, and every resource read asks.
+ */
+export function servedSkills(
+  snapshot: CatalogSnapshot,
+  principal: GatewayPrincipal,
+  naming: NamingMode,
+  expose: readonly string[] = EVERY_SKILL,
+): ExposedSkills {
+  let perSnapshot = skillsCache.get(snapshot);
+  if (!perSnapshot) {
+    perSnapshot = new BoundedMemo(1_000);
+    skillsCache.set(snapshot, perSnapshot);
+  }
+  const key = `${viewKeyOf(principal)}\u0000${naming}\u0000${exposeKey(expose)}`;
+  const known = perSnapshot.get(key);
+  if (known) return known;
+  const keep = exposeFilter(expose);
+  const served = exposedSkills(
+    snapshot.skills.filter(
+      (s) => principal.allows(s.server) && keep(skillSubject(s.server, skillRoot(s.item.uri) ?? s.item.uri)),
+    ),
+    naming,
+  );
+  return perSnapshot.remember(key, served);
+}
+
+const skillsCache = new WeakMap<object, BoundedMemo<ExposedSkills>>();

@@ -172,11 +172,13 @@ export class CatalogKeeper {
         if (last && (snap.state === 'connecting' || snap.state === 'reconnecting')) away.push(last);
         continue;
       }
-      const [tools, resources, templates, prompts] = await Promise.all([
+      const [tools, resources, templates, prompts, skills] = await Promise.all([
         connection.listTools().catch(() => undefined),
         connection.listResources().catch(() => undefined),
         connection.listResourceTemplates().catch(() => undefined),
         connection.listPrompts().catch(() => undefined),
+        // Entries only: listing a server's skills reads none of their files (SEP-2640).
+        connection.skills.list().catch(() => undefined),
       ]);
       const config = this.options.configOf(snap.name);
       const filter = config?.tools;
@@ -189,6 +191,7 @@ export class CatalogKeeper {
         resources: resources?.items ?? [],
         resourceTemplates: templates?.items ?? [],
         prompts: prompts?.items ?? [],
+        skills: skills?.skills ?? [],
       };
       offers.push(offer);
       this.lastOffers.set(snap.name, offer);
@@ -216,6 +219,7 @@ function awayKey(snapshot: CatalogSnapshot): string {
   for (const r of away.resources) servers.add(r.server);
   for (const r of away.resourceTemplates) servers.add(r.server);
   for (const p of away.prompts) servers.add(p.server);
+  for (const s of away.skills) servers.add(s.server);
   return [...servers].sort().join('\u0000');
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import type { Finding, ScanPolicy } from '../../policy/scan/finding.js';
 import { scanTool } from '../../policy/scan/scan-tool.js';
 import { decideScan } from '../../policy/scan/summary.js';
@@ -21,6 +22,8 @@ export interface ServerOffer {
   readonly resources?: readonly Resource[];
   readonly resourceTemplates?: readonly ResourceTemplateType[];
   readonly prompts?: readonly Prompt[];
+  /** Its skills (MCP Skills extension), as its listing has them: entries only, no file read. */
+  readonly skills?: readonly Skill[];
   /** Tool name globs (the server's own names) from the entry's `tools.include` / `exclude`. */
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
@@ -75,7 +78,9 @@ export interface CatalogSnapshot {
   readonly resources: readonly Attributed<Resource>[];
   readonly resourceTemplates: readonly Attributed<ResourceTemplateType>[];
   readonly prompts: readonly Attributed<Prompt>[];
-  /** Changes exactly when the offered tools, resources or prompts change. */
+  /** Skills with their server: a skill is the pair of its server and its `SKILL.md` URI. */
+  readonly skills: readonly Attributed<Skill>[];
+  /** Changes exactly when the offered tools, resources, prompts or skills change. */
   readonly etag: string;
   /** Reverse lookup: catalog name → tool. */
   lookup(name: string): CatalogTool | undefined;
@@ -196,6 +201,7 @@ export function buildCatalog(
   const resources = attribute((o) => o.resources);
   const resourceTemplates = attribute((o) => o.resourceTemplates);
   const prompts = attribute((o) => o.prompts);
+  const skills = attribute((o) => o.skills);
   return {
     tools,
     rejected,
@@ -203,7 +209,8 @@ export function buildCatalog(
     resources,
     resourceTemplates,
     prompts,
-    etag: etagOf(tools, resources, resourceTemplates, prompts),
+    skills,
+    etag: etagOf(tools, resources, resourceTemplates, prompts, skills),
     lookup: (name) => index.get(name),
     ...(options.away && { away: options.away }),
   };
@@ -214,6 +221,7 @@ function etagOf(
   resources: readonly Attributed<Resource>[],
   templates: readonly Attributed<ResourceTemplateType>[],
   prompts: readonly Attributed<Prompt>[],
+  skills: readonly Attributed<Skill>[],
 ): string {
   const h = createHash('sha256');
   for (const t of tools) h.update(`t\u0000${t.name}\u0000${t.hash}\n`);
@@ -221,5 +229,10 @@ function etagOf(
   for (const r of templates) h.update(`u\u0000${r.server}\u0000${r.item.uriTemplate}\n`);
   for (const p of prompts)
     h.update(`p\u0000${p.server}\u0000${p.item.name}\u0000${JSON.stringify(p.item.arguments ?? [])}\n`);
+  // A skill changes with its frontmatter or any file's digest, not only its URI.
+  for (const s of skills)
+    h.update(
+      `s\u0000${s.server}\u0000${s.item.uri}\u0000${JSON.stringify([s.item.frontmatter, s.item.resources])}\n`,
+    );
   return h.digest('hex').slice(0, 16);
 }

@@ -83,6 +83,19 @@ describe('buildCatalog', () => {
     ).not.toBe(e1);
   });
 
+  it('attributes skills to their server, and changes its etag when a file of one changes', () => {
+    const skill = (digit: string) => ({
+      uri: 'skill://pdf/SKILL.md',
+      frontmatter: { name: 'pdf', description: 'PDFs' },
+      resources: [{ uri: 'skill://pdf/SKILL.md', digest: `sha256:${digit.repeat(64)}`, size: 3 }],
+    });
+    const before = buildCatalog([{ server: 'a', tools: [], skills: [skill('0')] }]);
+    expect(before.skills).toEqual([{ server: 'a', item: skill('0') }]);
+    expect(buildCatalog([{ server: 'a', tools: [], skills: [skill('0')] }]).etag).toBe(before.etag);
+    expect(buildCatalog([{ server: 'a', tools: [], skills: [skill('1')] }]).etag).not.toBe(before.etag);
+    expect(buildCatalog([{ server: 'b', tools: [], skills: [skill('0')] }]).etag).not.toBe(before.etag);
+  });
+
   it('fingerprints a definition independently of key order', () => {
     const one = buildCatalog([
       {
