@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { AliasSchema, checkAliasName } from './aliases.js';
 import type { ExecResult } from './connection.js';
 import { SshError } from './errors.js';
+import { registerFsTools } from './fs-tools.js';
 import { checkRequest, runCommand } from './run-command.js';
 import type { Sessions } from './sessions.js';
 import { respond, Target, text } from './tool-kit.js';
@@ -40,6 +41,7 @@ function describeTransfer(verb: string, report: TransferReport): string {
 /** Registers every tool on `server`, all sharing `sessions`. */
 export function registerSshTools(server: McpServer, sessions: Sessions): void {
   const { settings } = sessions;
+  registerFsTools(server, sessions);
 
   server.registerTool(
     'list_aliases',
