@@ -7,6 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AliasSchema, checkAliasName } from './aliases.js';
 import type { ExecResult } from './connection.js';
+import { registerDiagnosticTools } from './diagnostic-tools.js';
 import { SshError } from './errors.js';
 import { registerFsTools } from './fs-tools.js';
 import { checkRequest, runCommand } from './run-command.js';
@@ -42,6 +43,7 @@ function describeTransfer(verb: string, report: TransferReport): string {
 export function registerSshTools(server: McpServer, sessions: Sessions): void {
   const { settings } = sessions;
   registerFsTools(server, sessions);
+  registerDiagnosticTools(server, sessions);
 
   server.registerTool(
     'list_aliases',
