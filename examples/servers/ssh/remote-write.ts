@@ -26,8 +26,14 @@ export interface Original {
 export type WriteWay = 'atomically' | 'in place';
 
 async function checkUnchanged(fs: RemoteFs, original: Original, maxBytes: number): Promise<void> {
-  const now = await fs.readWhole(original.path, Math.max(maxBytes, original.data.length));
-  if (!now.equals(original.data))
+  const now = await fs
+    .readWhole(original.path, Math.max(maxBytes, original.data.length))
+    .catch((error: unknown) => {
+      // Grown past the limit since it was read: changed, as far as this edit is concerned.
+      if (error instanceof SshError && error.code === 'FILE_TOO_LARGE') return undefined;
+      throw error;
+    });
+  if (now === undefined || !now.equals(original.data))
     throw new SshError(
       'FILE_CHANGED',
       `${original.path} changed while it was being edited (another writer); nothing was written. Read it again and redo the edit.`,
