@@ -198,14 +198,27 @@ describe('grep_files', () => {
   });
 
   it('stops at max_results and at the file bound, naming which', async () => {
-    const { client, dir } = await setup({ SSH_MCP_GREP_MAX_FILES: '4' });
+    const { client, dir } = await setup({ SSH_MCP_GREP_MAX_FILES: '4', SSH_MCP_FILE_MAX: '1024' });
     for (let i = 0; i < 10; i++) await writeFile(join(dir, `f${i}.txt`), 'hit\nhit\n');
+    await writeFile(join(dir, 'big.txt'), 'hit\n'.repeat(1000)); // over SSH_MCP_FILE_MAX: skipped, not read
     const few = await client.call('grep_files', { alias: 'me', pattern: 'hit', path: dir, max_results: 3 });
     expect(few.structured?.matches).toBe(3);
     expect(few.text).toContain('[stopped at 3 matches (max_results)');
     const bounded = await client.call('grep_files', { alias: 'me', pattern: 'hit', path: dir });
     expect(bounded.structured).toMatchObject({ files_searched: 4, matches: 8 });
     expect(bounded.text).toContain('stopped at 4 files searched (SSH_MCP_GREP_MAX_FILES)');
+    expect(bounded.text).toContain('skipped 1 over 1.0 KiB');
+  });
+
+  it('survives repeated searches of many files (late errors of closing handles once the session ended)', async () => {
+    const { client, dir } = await setup();
+    for (let i = 0; i < 300; i++) await writeFile(join(dir, `f${i}.ts`), 'some text\n'.repeat(900));
+    // Before the fix, the server process died within a few rounds: a read stream's handle
+    // closing after the SFTP session had ended emitted an error nobody listened to.
+    for (let round = 0; round < 8; round++) {
+      const r = await client.call('grep_files', { alias: 'me', pattern: 'NEEDLE', path: dir });
+      expect(r.structured?.files_searched, r.text).toBe(300);
+    }
   });
 
   it('refuses a malformed pattern, and ends a pattern that backtracks without end instead of hanging', async () => {

@@ -103,6 +103,10 @@ export class RemoteFs {
    */
   async readChunks(path: string, maxBytes: number, onChunk: (chunk: Buffer) => boolean): Promise<number> {
     const stream = this.sftp.createReadStream(path, { highWaterMark: 64 * 1024 });
+    // Once the loop has stopped, closing the handle can still fail (the session ended first,
+    // "No response from server"): that late error is of no interest, and with no listener
+    // it would be thrown and end the process. Errors while reading still reach the loop.
+    stream.on('error', () => undefined);
     let read = 0;
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
