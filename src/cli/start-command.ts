@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { userInfo } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSwitchboard, type Switchboard } from '../app/switchboard.js';
 import { openBrowser } from '../client/auth/login/open-browser.js';
@@ -20,6 +21,7 @@ import { tuneGatewayHeap } from './gateway-heap.js';
 import { probePort, reportListenProblem } from './listen-problem.js';
 import { styleFor } from './output/style.js';
 import { announceGateway } from './running-gateway.js';
+import { demoSshdAddress, probeSshBanner } from './sshd-probe.js';
 import { boundStop, untilStopSignal } from './stop-signals.js';
 
 /**
@@ -45,6 +47,13 @@ const DEMO_DIR_ENV = 'SWITCHBOARD_DEMO_DIR';
 // as plain JavaScript).
 const cloneDemo = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
 const demoDir = existsSync(cloneDemo) ? cloneDemo : fileURLToPath(new URL('../demo/', import.meta.url));
+// The SSH example server (examples/ssh/switchboard.json) is offered, never served by the demo:
+// the demo's MCP endpoint is open to every local user, and that server logs in with the owner's
+// SSH keys, so serving it would hand any local user a shell as the owner. When an sshd answers,
+// the banner says how to try it at the owner's own terminal instead. A clone only: the server
+// needs ssh2, a dev dependency, so an installed package has no examples/ and shows nothing.
+const sshExample = fileURLToPath(new URL('../../examples/ssh/', import.meta.url));
+const SSH_PROBE_MS = 1_000;
 
 /** What the banner shows. */
 interface StartInfo {
@@ -58,6 +67,26 @@ interface StartInfo {
   readonly cli: string;
   /** The `--config` argument that selects the demo config from the working directory. */
   readonly configArg: string;
+  /** An sshd that answered, and the command that tries the SSH example server on it. */
+  readonly ssh?: { readonly sshd: string; readonly address: string; readonly command: string };
+}
+
+/** The SSH offer, when the clone has the example and an sshd answers where the demo looks. */
+async function sshOffer(env: NodeJS.ProcessEnv, cli: string): Promise<StartInfo['ssh']> {
+  if (!existsSync(join(sshExample, 'switchboard.json'))) return undefined;
+  const { host, port } = demoSshdAddress(env);
+  const sshd = await probeSshBanner(host, port, SSH_PROBE_MS);
+  if (sshd === undefined) return undefined;
+  const user = /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(userInfo().username) ? userInfo().username : 'USER';
+  const address = port === 22 ? host : `${host}:${port}`;
+  // The example's config runs the server by a path from the repository's folder.
+  const root = resolve(sshExample, '../..');
+  const from = resolve(process.cwd()) === root ? '' : `cd ${root} && `;
+  return {
+    sshd,
+    address: `${host}:${port}`,
+    command: `${from}${cli} --config examples/ssh call ssh.sysinfo alias=${user}@${address}`,
+  };
 }
 
 export async function startCommand(ctx: CliContext): Promise<ExitCode> {
@@ -125,6 +154,8 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
     cli: 'npx switchboard',
     configArg: shown(demoDir),
   };
+  const ssh = await sshOffer(ctx.env, info.cli);
+  if (ssh !== undefined) Object.assign(info, { ssh });
   if (ctx.json) {
     const { mcpUrl: mcp, servers } = info;
     ctx.out(
@@ -135,6 +166,7 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
         config: configFile,
         dataDir,
         servers,
+        ...(info.ssh && { ssh: info.ssh }),
       }),
     );
   } else for (const line of startBanner(info, styleFor(process.stdout, ctx.env))) ctx.out(line);
@@ -171,6 +203,14 @@ export async function startCommand(ctx: CliContext): Promise<ExitCode> {
 /** The lines printed once the gateway listens. Pure. */
 function startBanner(info: StartInfo, style = styleFor({}, {})): string[] {
   const cli = `${info.cli} --config ${info.configArg}`;
+  const ssh = info.ssh
+    ? [
+        '',
+        `An SSH server answers on ${info.ssh.address} (${info.ssh.sshd}). The SSH MCP server is not in the demo`,
+        "(it logs in with your keys, and the demo's endpoint is open to every local user); try it here:",
+        `  ${info.ssh.command}   ${style.dim('# asks you to trust the host key')}`,
+      ]
+    : [];
   return [
     style.bold('Switchboard is running.'),
     '',
@@ -183,6 +223,7 @@ function startBanner(info: StartInfo, style = styleFor({}, {})): string[] {
     `  ${cli} tools weather`,
     `  ${cli} call weather.get_forecast city=Lisbon days=3`,
     `  claude mcp add --transport http switchboard ${info.mcpUrl}   ${style.dim('# or any MCP client, at that URL')}`,
+    ...ssh,
     '',
     style.dim('Ctrl-C stops it.'),
   ];

@@ -33,7 +33,11 @@ afterAll(async () => {
 });
 
 function start(...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), NO_COLOR: '1' };
+  return startWith({}, ...args);
+}
+
+function startWith(extraEnv: NodeJS.ProcessEnv, ...args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), NO_COLOR: '1', ...extraEnv };
   delete env.FORCE_COLOR;
   // --config names the "working directory" the store goes in (./.switchboard/ there).
   const child = spawn(
@@ -140,6 +144,42 @@ describe('switchboard start', () => {
     expect(run.err).toContain('Stopped.');
     expect(groupAlive(pgid)).toBe(false);
     expect(servers.filter(isAlive)).toEqual([]);
+  });
+
+  it('offers the SSH example server when an sshd answers, without serving it', async () => {
+    const sshd: Server = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.2p1 Test\r\n'));
+    await new Promise<void>((resolve) => sshd.listen(0, '127.0.0.1', resolve));
+    const sshdPort = (sshd.address() as { port: number }).port;
+    try {
+      const run = startWith(
+        { SWITCHBOARD_DEMO_SSHD: `127.0.0.1:${sshdPort}` },
+        '--port',
+        '0',
+        '--data-dir',
+        join(dir, 'ssh-data'),
+      );
+      const banner = await eventually(
+        () => run.out.join('\n'),
+        (text) => /Ctrl-C stops it\./.test(text) || run.child.exitCode !== null,
+        { what: 'printed the banner', timeoutMs: 20_000 },
+      );
+      expect(banner).toContain(`An SSH server answers on 127.0.0.1:${sshdPort} (SSH-2.0-OpenSSH_9.2p1 Test)`);
+      expect(banner).toMatch(
+        /npx switchboard --config examples\/ssh call ssh\.sysinfo alias=[\w.-]+@127\.0\.0\.1:\d+/,
+      );
+      // Offered, not served: the demo's servers are the same three.
+      expect(banner).toMatch(/servers: accounts, files, weather\)/);
+      // Stopped once it is fully up (its Ctrl-C handling is in place by then).
+      await eventually(
+        () => run.err.join('\n'),
+        (text) => /demo servers are connected/.test(text),
+        { what: 'connected the demo servers', timeoutMs: 30_000 },
+      );
+      process.kill(-run.child.pid!, 'SIGINT');
+      expect(await run.exited).toBe(0);
+    } finally {
+      await new Promise((resolve) => sshd.close(resolve));
+    }
   });
 
   it('says when the port is taken and suggests --port 0', async () => {

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Answerer, makeWorld, type SshClient, startSshServer } from './ssh-client.js';
-import { type Sshd, SUDO, startSshd } from './sshd-fixture.js';
+import { describe, expect, it } from 'vitest';
+import type { Answerer } from './ssh-client.js';
+import { SUDO } from './sshd-fixture.js';
+import { sshSuite } from './suite.js';
 
 /**
  * Commands against a real sshd: exit status and output, the output cap, the time limit (the
@@ -9,36 +10,9 @@ import { type Sshd, SUDO, startSshd } from './sshd-fixture.js';
  * — `none` refused, `nopasswd` running at once or failing fast, `prompt` asking for the
  * password (checked, remembered, asked again after a refusal).
  */
-let sshd: Sshd;
-const clients: SshClient[] = [];
-
-beforeAll(async () => {
-  sshd = await startSshd();
-});
-afterAll(async () => {
-  await sshd?.stop();
-});
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-});
-
-async function server(extraEnv: Record<string, string> = {}, answer?: Answerer) {
-  const world = await makeWorld(sshd.dir, sshd.clientKey, extraEnv);
-  const client = await startSshServer({ env: world.env, ...(answer && { answer }) });
-  clients.push(client);
-  const add = async (name: string, fields: Record<string, unknown>) => {
-    const added = await client.call('add_alias', {
-      name,
-      host: '127.0.0.1',
-      port: sshd.port,
-      accept_new_host_key: true,
-      ...fields,
-    });
-    expect(added.isError, added.text).toBe(false);
-  };
-  await add('me', { user: sshd.user, key_path: sshd.clientKey, sudo_method: 'nopasswd' });
-  return { client, world, add };
-}
+const suite = sshSuite();
+const server = (env: Record<string, string> = {}, answer?: Answerer) =>
+  suite.setup({ env, ...(answer && { answer }), me: { sudo_method: 'nopasswd' } });
 
 describe('exec', () => {
   it('reports exit status, stdout and stderr, and feeds stdin', async () => {
@@ -114,6 +88,7 @@ describe('exec', () => {
 describe('sudo', () => {
   it('refuses sudo when the alias says "none", running nothing', async () => {
     const { client, add, world } = await server();
+    const { sshd } = suite;
     await add('nosudo', { user: sshd.user, key_path: sshd.clientKey, sudo_method: 'none' });
     const result = await client.call('exec', {
       alias: 'nosudo',
@@ -137,6 +112,7 @@ describe('sudo', () => {
 
   it('fails "nopasswd" fast, without asking, where sudo wants a password', async (ctx) => {
     if (SUDO === undefined) return ctx.skip('sudo is not installed here (apt-get install sudo)');
+    const { sshd } = suite;
     if (sshd.testUser === undefined) return ctx.skip(`no user with a password: ${sshd.noTestUser}`);
     const user = sshd.testUser;
     const { client, add } = await server({}, () => ({
@@ -152,6 +128,7 @@ describe('sudo', () => {
 
   it('asks for the sudo password in "prompt" mode, checks it, remembers it, and asks again after a refusal', async (ctx) => {
     if (SUDO === undefined) return ctx.skip('sudo is not installed here (apt-get install sudo)');
+    const { sshd } = suite;
     if (sshd.testUser === undefined) return ctx.skip(`no user with a password: ${sshd.noTestUser}`);
     const user = sshd.testUser;
     let sudoPassword = 'not-it';

@@ -67,7 +67,10 @@ function keygen(path: string): void {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'switchboard-test', '-f', path]);
 }
 
-async function createTestUser(dir: string): Promise<TestUser | string> {
+/** sudo's PATH on Debian (secure_path in /etc/sudoers); a session's PATH is built on it. */
+export const SECURE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+async function createTestUser(dir: string, path: string | undefined): Promise<TestUser | string> {
   if (process.getuid?.() !== 0) return 'not running as root, so no throwaway user can be created';
   if (USERADD === undefined) return 'useradd is not available';
   const name = `sbssh${randomBytes(4).toString('hex')}`;
@@ -79,7 +82,9 @@ async function createTestUser(dir: string): Promise<TestUser | string> {
   execFileSync('chown', [`${name}:${name}`, home]);
   if (SUDO !== undefined) {
     // Asks for the password every time (no timestamp), so each test sees sudo ask.
-    const rule = `Defaults:${name} !lecture, timestamp_timeout=0\n${name} ALL=(ALL:ALL) ALL\n`;
+    // With a PATH of its own (fake programs first), sudo uses it too, for this user only.
+    const securePath = path === undefined ? '' : `, secure_path="${path}"`;
+    const rule = `Defaults:${name} !lecture, timestamp_timeout=0${securePath}\n${name} ALL=(ALL:ALL) ALL\n`;
     const file = join('/etc/sudoers.d', name);
     await writeFile(`${file}.tmp`, rule, { mode: 0o440 });
     execFileSync('visudo', ['-cqf', `${file}.tmp`]);
@@ -97,9 +102,13 @@ function removeTestUser(user: TestUser): void {
   if (SUDO !== undefined) execFileSync('rm', ['-f', join('/etc/sudoers.d', user.name)]);
 }
 
-/** Starts sshd and waits for "Server listening"; `hostKey` replaces the generated host key. */
+/**
+ * Starts sshd and waits for "Server listening"; `hostKeyFrom` replaces the generated host key.
+ * `path` is the PATH of every session (sshd's SetEnv) and of the test user's sudo, so programs
+ * placed first on it stand in for the system's (a fake systemctl).
+ */
 export async function startSshd(
-  options: { dir?: string; hostKeyFrom?: string; withUser?: boolean } = {},
+  options: { dir?: string; hostKeyFrom?: string; withUser?: boolean; path?: string } = {},
 ): Promise<Sshd> {
   if (SSHD === undefined) throw new Error(missing());
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'sb-sshd-')));
@@ -114,7 +123,7 @@ export async function startSshd(
   const user = userInfo().username;
   await mkdir(join(dir, 'authorized'), { recursive: true });
   await writeFile(join(dir, 'authorized', user), await readFile(`${clientKey}.pub`));
-  const created = options.withUser === false ? 'not asked for' : await createTestUser(dir);
+  const created = options.withUser === false ? 'not asked for' : await createTestUser(dir, options.path);
   const testUser = typeof created === 'string' ? undefined : created;
   // CI sets this: there, a skipped password or sudo test would hide a missing setup step.
   if (testUser === undefined && options.withUser !== false && process.env.SWITCHBOARD_REQUIRE_SSH === '1')
@@ -146,6 +155,7 @@ export async function startSshd(
         'MaxStartups 64',
         'LoginGraceTime 30',
         'LogLevel VERBOSE',
+        ...(options.path === undefined ? [] : [`SetEnv PATH=${options.path}`]),
         '',
       ].join('\n'),
     );

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorld, type SshClient, startSshServer } from './ssh-client.js';
-import { type Sshd, startSshd } from './sshd-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { sshSuite } from './suite.js';
 
 /**
  * upload and download against a real sshd's SFTP: scp/rsync landing rules (into a folder for a
@@ -11,33 +10,8 @@ import { type Sshd, startSshd } from './sshd-fixture.js';
  * trees both ways with symlinks skipped, byte-for-byte round trips, the local root held after
  * symlinks, and the size limit checked before anything is written.
  */
-let sshd: Sshd;
-const clients: SshClient[] = [];
-
-beforeAll(async () => {
-  sshd = await startSshd({ withUser: false });
-});
-afterAll(async () => {
-  await sshd?.stop();
-});
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-});
-
-async function setup(extraEnv: Record<string, string> = {}) {
-  const world = await makeWorld(sshd.dir, sshd.clientKey, extraEnv);
-  const client = await startSshServer({ env: world.env });
-  clients.push(client);
-  await client.call('add_alias', {
-    name: 'me',
-    host: '127.0.0.1',
-    port: sshd.port,
-    user: sshd.user,
-    key_path: sshd.clientKey,
-    accept_new_host_key: true,
-  });
-  return { client, world };
-}
+const suite = sshSuite({ withUser: false });
+const setup = (env: Record<string, string> = {}) => suite.setup({ env });
 
 async function tree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

@@ -32,7 +32,29 @@ export type SshErrorCode =
   /** A local path leaves the local root. */
   | 'PATH_OUTSIDE_ROOT'
   /** A transfer failed on the remote side (SFTP status) or locally. */
-  | 'TRANSFER_FAILED';
+  | 'TRANSFER_FAILED'
+  /** A remote path does not exist (SFTP "no such file"). */
+  | 'NOT_FOUND'
+  /** The login user may not read or write a remote path (SFTP "permission denied"). */
+  | 'PERMISSION_DENIED'
+  /** A remote path is of the wrong kind (a folder where a file is wanted, a device, …). */
+  | 'NOT_A_FILE'
+  /** A file is larger than the file tools read or rewrite (`SSH_MCP_FILE_MAX`). */
+  | 'FILE_TOO_LARGE'
+  /** A file holds binary data (a NUL byte); the text tools do not show or edit it. */
+  | 'BINARY_FILE'
+  /** `old_string` is not in the file. */
+  | 'NO_MATCH'
+  /** `old_string` is in the file more than once and `replace_all` was not set. */
+  | 'AMBIGUOUS_MATCH'
+  /** The file is not the version the caller read, or changed while it was being edited. */
+  | 'FILE_CHANGED'
+  /** Another SFTP failure on a remote file (its status is in the message). */
+  | 'SFTP_FAILED'
+  /** The host lacks what a tool needs (no systemctl, no journalctl). */
+  | 'NOT_SUPPORTED'
+  /** A remote command the tool ran (systemctl, journalctl) failed; its output is in the result. */
+  | 'COMMAND_FAILED';
 
 /** An SSH tool failure: `code` classifies it, `message` is for people and ends with what to do. */
 export class SshError extends Error {

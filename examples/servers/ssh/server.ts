@@ -1,8 +1,9 @@
 /**
  * `ssh`: an MCP server that works on remote hosts over SSH — saved aliases (a 0600 file with
  * no secrets), strict known_hosts checking with a first-use decision, key or password login
- * (the password asked for through elicitation), commands with sudo in three modes, and SFTP
- * upload/download. Connections and the secrets a person typed live in this process's memory
+ * (the password asked for through elicitation), commands with sudo in three modes, SFTP
+ * upload/download, files read, listed, searched and edited over SFTP as the login user, and
+ * the diagnostics sysinfo and systemd. Connections and the secrets a person typed live in this process's memory
  * for fixed lifetimes. Settings and limits: settings.ts; the full description: docs/ssh-server.md.
  *
  *   node --import tsx examples/servers/ssh/server.ts     # speaks MCP on stdin/stdout
@@ -40,7 +41,8 @@ serveStdio(() => {
       // their own, the question being theirs to hold).
       inputRequired: { roundTimeoutMs: sessions.settings.askTimeoutMs },
       instructions:
-        'Runs commands and transfers files on remote hosts over SSH. Targets are alias names (list_aliases) or user@host[:port]. ' +
+        'Runs commands, reads, searches and edits files, transfers files and looks after services on remote hosts over SSH. Targets are alias names (list_aliases) or user@host[:port]. ' +
+        'The file tools (read_file, list_files, grep_files, edit_file, replace_lines) work like local ones with a leading alias, as the login user. ' +
         'Passwords are asked of the person, never of you; do not put secrets in commands. For privileged writes use exec with sudo=true and tee/install.',
     },
   );

@@ -19,6 +19,7 @@ import {
 } from './known-hosts.js';
 import { ConnectionPool } from './pool.js';
 import { firstReadableKey, keyIsEncrypted, keyParses, passphraseOpens } from './private-key.js';
+import { KeyedLock } from './remote-write.js';
 import { SecretCache } from './secret-cache.js';
 import type { SshSettings } from './settings.js';
 
@@ -34,6 +35,8 @@ export class Sessions {
   readonly pool: ConnectionPool<SshConnection>;
   readonly loginSecrets: SecretCache;
   readonly sudoSecrets: SecretCache;
+  /** One edit at a time per remote file (edit_file, replace_lines), so concurrent edits all land. */
+  readonly fileLocks = new KeyedLock();
   /** Fingerprints shown to the person in a host-key question, by known_hosts name. */
   private readonly shownHostKeys = new Map<string, string>();
 

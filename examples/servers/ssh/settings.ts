@@ -46,6 +46,16 @@ export interface SshSettings {
   readonly transferMaxDepth: number;
   /** A whole upload or download must finish within this. */
   readonly transferTimeoutMs: number;
+  /**
+   * The file tools: the largest file `edit_file`/`replace_lines` rewrite, `grep_files` reads,
+   * and how far into a file `read_file` reads to reach the lines asked for.
+   */
+  readonly fileMaxBytes: number;
+  /** One `grep_files` reads at most this many files and bytes. */
+  readonly grepMaxFiles: number;
+  readonly grepMaxBytes: number;
+  /** One file tool call (listing, search, read, edit) must finish within this. */
+  readonly fsTimeoutMs: number;
 }
 
 const KiB = 1024;
@@ -68,6 +78,10 @@ export const DEFAULTS = {
   transferMaxEntries: 10_000,
   transferMaxDepth: 32,
   transferTimeoutSeconds: 600,
+  fileMaxBytes: 10 * MiB,
+  grepMaxFiles: 5_000,
+  grepMaxBytes: 64 * MiB,
+  fsTimeoutSeconds: 60,
 } as const;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -115,5 +129,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): SshSettings 
     transferMaxEntries: DEFAULTS.transferMaxEntries,
     transferMaxDepth: DEFAULTS.transferMaxDepth,
     transferTimeoutMs: seconds('SSH_MCP_TRANSFER_TIMEOUT', DEFAULTS.transferTimeoutSeconds),
+    fileMaxBytes: integer(env, 'SSH_MCP_FILE_MAX', DEFAULTS.fileMaxBytes, KiB, 1024 * MiB),
+    grepMaxFiles: integer(env, 'SSH_MCP_GREP_MAX_FILES', DEFAULTS.grepMaxFiles, 1, 1_000_000),
+    grepMaxBytes: integer(env, 'SSH_MCP_GREP_MAX_BYTES', DEFAULTS.grepMaxBytes, KiB, 64 * 1024 * MiB),
+    fsTimeoutMs: seconds('SSH_MCP_FS_TIMEOUT', DEFAULTS.fsTimeoutSeconds, 3600),
   };
 }

@@ -7,7 +7,9 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AliasSchema, checkAliasName } from './aliases.js';
 import type { ExecResult } from './connection.js';
+import { registerDiagnosticTools } from './diagnostic-tools.js';
 import { SshError } from './errors.js';
+import { registerFsTools } from './fs-tools.js';
 import { checkRequest, runCommand } from './run-command.js';
 import type { Sessions } from './sessions.js';
 import { respond, Target, text } from './tool-kit.js';
@@ -40,6 +42,8 @@ function describeTransfer(verb: string, report: TransferReport): string {
 /** Registers every tool on `server`, all sharing `sessions`. */
 export function registerSshTools(server: McpServer, sessions: Sessions): void {
   const { settings } = sessions;
+  registerFsTools(server, sessions);
+  registerDiagnosticTools(server, sessions);
 
   server.registerTool(
     'list_aliases',
