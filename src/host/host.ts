@@ -25,14 +25,13 @@ import type {
   StoredEvent,
   TaskRepository,
 } from '../storage/ports.js';
-import { type AppView, AppViews } from './apps/app-views.js';
+import type { AppView, AppViews } from './apps/app-views.js';
 import { type HostLoginOptions, loginServer } from './auth/host-login.js';
-import { watchLogins } from './auth/login-watch.js';
 import type { CallerRelay } from './caller-relay.js';
 import type { CatalogSnapshot } from './catalog/catalog.js';
-import { CatalogKeeper } from './catalog/catalog-keeper.js';
-import { ContentReads } from './content-reads.js';
-import { EventFeed } from './event-feed.js';
+import type { CatalogKeeper } from './catalog/catalog-keeper.js';
+import type { ContentReads } from './content-reads.js';
+import type { EventFeed } from './event-feed.js';
 import type { Governor } from './governance/governor.js';
 import { checkUpstreamUrl } from './governance/network-guard.js';
 import { type GovernedStart, type HostCallOptions, runGoverned } from './governed-call.js';
@@ -47,6 +46,7 @@ import type {
   HostOptions,
   ServerStatus,
 } from './host-types.js';
+import { wireHost } from './host-wiring.js';
 import type { Inbox } from './inbox/inbox.js';
 import { latestValues } from './latest-values.js';
 import type { LogFiles } from './logs/log-files.js';
@@ -54,9 +54,9 @@ import { createMediaHandler, type MediaHandler } from './media/media-handler.js'
 import type { MediaStore } from './media/media-store.js';
 import { type RenderedResult, renderResultWithMedia } from './media/media-text.js';
 import { missingTool } from './missing-names.js';
-import { fileServers, ServerRegistry } from './server-registry.js';
+import { fileServers, type ServerRegistry } from './server-registry.js';
 import { whenSettled } from './settled.js';
-import { HostSkills } from './skills/host-skills.js';
+import type { HostSkills } from './skills/host-skills.js';
 import type { SpawnLedger } from './supervisor/spawn-ledger.js';
 import type { ServerSnapshot, Supervisor } from './supervisor/supervisor.js';
 
@@ -111,6 +111,7 @@ export class Host extends TypedEmitter<HostEvents> {
   private readonly reads: ContentReads;
   private readonly keeper: CatalogKeeper;
   private readonly stopLoginWatch: () => void;
+  private readonly guardContext: (server: string) => GuardContext;
 
   private constructor(parts: HostParts) {
     super();
@@ -128,62 +129,26 @@ export class Host extends TypedEmitter<HostEvents> {
       processes: this.processes,
       rendersApps: this.rendersApps,
     } = parts);
-    const { supervisor, governor, store, media } = parts;
-    this.registry = new ServerRegistry({
-      repository: store.servers,
-      supervisor,
-      logs: parts.logs,
-      network: parts.network,
-      env: parts.env,
-      sandboxPolicy: governor.settings.sandbox.registrations,
-    });
-    parts.bind({
+    const wiring = wireHost(parts, {
       onLog: (entry) => this.onLog(entry),
       onEvent: (event) => this.onEvent(event),
-      trustOf: (server) => this.registry.config(server)?.trust,
+      toolChanged: (change) => this.emit('tool_changed', change),
+      published: (snapshot) => this.emit('catalog', snapshot),
+      readRaw: (server, uri) => this.readResource(server, uri, { raw: true }),
+      connected: (server) => this.connected(server),
     });
-    this.keeper = new CatalogKeeper({
-      supervisor,
-      configOf: (server) => this.registry.config(server),
-      scan: governor.settings.scan,
-      pins: store.pins,
-      onToolChanged: (change) => {
-        governor.noteChanged(change.server, change.tool);
-        this.emit('tool_changed', change);
-      },
-      onPublished: (snapshot) => this.emit('catalog', snapshot),
-      onNotice: (server, text) => this.onLog({ ...lifecycle(server), text }),
-    });
-    this.views = new AppViews({
-      catalog: () => this.catalog(),
-      read: (server, uri) => this.readResource(server, uri, { raw: true }),
-    });
-    const reads = {
-      governor,
-      connected: (server: string) => this.connected(server),
-      guardContext: (server: string) => this.guardContext(server),
-    };
-    this.reads = new ContentReads(reads);
-    this.skills = new HostSkills({ ...reads, catalog: () => this.keeper.current });
-    this.events = new EventFeed(store.events, {
-      onProblem: (server, text) => this.onLog({ ...lifecycle(server), text }),
-    });
-    this.stopLoginWatch = watchLogins({
-      credentials: parts.credentials,
-      servers: () => supervisor.snapshot(),
-      subscribe: (listener) => {
-        supervisor.on('servers', listener);
-        return () => supervisor.off('servers', listener);
-      },
-      reconnect: (server) => {
-        if (this.registry.has(server)) this.registry.reload(server);
-      },
-    });
-    supervisor.on('servers', (snaps) => this.onServers(snaps));
-    // Retention runs now and hourly; unref'd so it never keeps a process alive.
-    void media.prune().catch(() => undefined);
-    this.mediaPrune = setInterval(() => void media.prune().catch(() => undefined), 60 * 60 * 1000);
-    this.mediaPrune.unref();
+    ({
+      registry: this.registry,
+      keeper: this.keeper,
+      views: this.views,
+      reads: this.reads,
+      skills: this.skills,
+      events: this.events,
+      stopLoginWatch: this.stopLoginWatch,
+      mediaPrune: this.mediaPrune,
+      guardContext: this.guardContext,
+    } = wiring);
+    parts.supervisor.on('servers', (snaps) => this.onServers(snaps));
   }
 
   /** Opens the store, starts every enabled server in the background, and returns at once. */
@@ -477,12 +442,6 @@ export class Host extends TypedEmitter<HostEvents> {
     return this.reads.getPrompt(server, name, args, options);
   }
 
-  private guardContext(server: string): GuardContext {
-    const trusted = this.registry.config(server)?.trust === 'trusted';
-    const otherTools = this.keeper.current.tools.map((t) => ({ server: t.server, name: t.tool.name }));
-    return { server, trusted, otherTools };
-  }
-
   /**
    * Asks `server` for completions (`completion/complete`, for a prompt argument or a resource template
    * variable), through the connection's escape hatch: the params and result pass through unchanged.
@@ -596,8 +555,4 @@ export class Host extends TypedEmitter<HostEvents> {
     this.emit('servers', snaps);
     this.keeper.schedule();
   }
-}
-
-function lifecycle(server: string): Omit<LogEntry, 'text'> {
-  return { server, source: 'lifecycle', level: 'warning', at: new Date() };
 }
