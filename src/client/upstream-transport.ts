@@ -82,6 +82,7 @@ export function createUpstreamTransport(config: ServerConfig, options: UpstreamT
       ...(t.cwd !== undefined && { cwd: interpolate(t.cwd, vars, at('cwd')) }),
       ...(options.onSpawn && { onSpawn: options.onSpawn }),
       ...(options.spawnRecorder && { spawnRecorder: options.spawnRecorder }),
+      name: config.name,
       ...(options.onStderrLine && { onStderrLine: options.onStderrLine }),
       ...(options.onStdoutNoise && { onStdoutNoise: options.onStdoutNoise }),
       ...(sandbox && {

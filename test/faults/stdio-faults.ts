@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { expect } from 'vitest';
 import type { SwitchboardError } from '../../src/core/errors.js';
-import { running } from '../helpers/processes.js';
+import { killSurvivors, running } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
 import { AT_ONCE_MS } from './fault-table.js';
 import { exitOf, failedAtOnce, type Outcome, timed } from './judges.js';
@@ -302,6 +302,25 @@ export const STDIO_FAULTS: readonly StdioFault[] = [
       );
       expect(t.survivors().length).toBeGreaterThanOrEqual(5);
       // The harness closes the connection and checks no tagged process survives.
+    },
+  },
+  {
+    id: 'stdio-daemon-env-cleared',
+    transport: 'stdio',
+    class: 'daemon',
+    promise:
+      "close() ends a daemon that left the session, lost its parent and cleared its environment (in the server's cgroup).",
+    start: mode('env-cleared-daemon'),
+    judge: async (t) => {
+      await t.conn.connect();
+      const line = await t.logged('daemon-pid env-cleared ');
+      const pid = Number(line.split(' ')[2]);
+      try {
+        await t.conn.close();
+        await exitOf(pid, 10_000);
+      } finally {
+        killSurvivors([pid]);
+      }
     },
   },
   {

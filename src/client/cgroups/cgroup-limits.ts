@@ -10,9 +10,11 @@ import {
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SandboxLimits } from '../../core/config/sandbox-config.js';
+import { readProcess } from '../transports/process-table.js';
 import {
   type CgroupMount,
   type Controller,
+  type HostMark,
   leafName,
   leafOwner,
   limitFiles,
@@ -21,6 +23,7 @@ import {
   ownDirectory,
   parseMountinfo,
   parseProcCgroup,
+  trackingParent,
   v1Place,
 } from './cgroup-plan.js';
 
@@ -62,13 +65,20 @@ interface Places {
 let places: Places | undefined;
 let serial = 0;
 const swept = new Set<string>();
+let self: HostMark | undefined;
+
+/** This process as its leaves' names carry it. */
+function hostMark(): HostMark {
+  self ??= { pid: process.pid, startTime: readProcess(process.pid)?.startTime ?? 0 };
+  return self;
+}
 
 /** Makes the cgroup(s) for `server` holding `limits`. Never throws: what cannot be held is `missing`. */
 export function createSandboxCgroup(server: string, limits: SandboxLimits): CgroupOutcome {
   const needed = neededControllers(limits);
   if (needed.length === 0 || process.platform !== 'linux') return { missing: needed };
   places ??= readPlaces();
-  const name = leafName(process.pid, server, ++serial);
+  const name = leafName(hostMark(), server, ++serial);
   const leaves: { dir: string; controllers: Controller[]; version: 1 | 2 }[] = [];
   const v2 = v2Parent(places, needed);
   if (v2) leaves.push({ dir: join(v2.parent, name), controllers: v2.controllers, version: 2 });
@@ -83,7 +93,7 @@ export function createSandboxCgroup(server: string, limits: SandboxLimits): Cgro
   }
   const made: typeof leaves = [];
   for (const leaf of leaves) {
-    sweep(dirname(leaf.dir));
+    void sweep(dirname(leaf.dir));
     try {
       mkdirSync(leaf.dir);
     } catch {
@@ -107,6 +117,55 @@ export function createSandboxCgroup(server: string, limits: SandboxLimits): Cgro
       },
     },
   };
+}
+
+/**
+ * The cgroup an unsandboxed stdio server is tracked by, where the host may make one: no
+ * controller, no limit, only membership. A process born in it stays in it whatever it does to
+ * its environment, session or parent, so the server's whole tree can be found and ended (see
+ * `process-tree.ts`). Undefined where none can be made (a user without a delegated cgroup, a
+ * read-only cgroup mount, no Linux): the tree is then found by its other links alone.
+ */
+export function createTrackingCgroup(server: string): SandboxCgroup | undefined {
+  if (process.platform !== 'linux') return undefined;
+  places ??= readPlaces();
+  const parent = trackingParent(places.mounts, places.owns);
+  if (!parent || !writable(parent.dir)) return undefined;
+  void sweep(parent.dir);
+  const dir = join(parent.dir, leafName(hostMark(), server, ++serial));
+  try {
+    mkdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  let removing: Promise<void> | undefined;
+  return {
+    procs: [join(dir, 'cgroup.procs')],
+    held: [],
+    remove: () => {
+      removing ??= removeLeaf(dir);
+      return removing;
+    },
+  };
+}
+
+/**
+ * Ends what dead hosts left in their cgroups (the tracking ones and the sandboxes'), in every
+ * place this process makes them. Their processes are provably theirs: only a host's own launch
+ * joins its leaves. A host calls it as it starts; it runs once per place and process anyway.
+ */
+export async function reapDeadHostCgroups(): Promise<void> {
+  if (process.platform !== 'linux') return;
+  places ??= readPlaces();
+  const parents = new Set<string>();
+  const tracking = trackingParent(places.mounts, places.owns);
+  if (tracking) parents.add(tracking.dir);
+  for (const controller of ['pids', 'memory', 'cpu'] as const) {
+    const place = v1Place(places.mounts, places.owns, controller);
+    const dir = place && ownDirectory(place.mount, place.own);
+    if (dir) parents.add(dir);
+  }
+  await Promise.all([...parents].map(sweep));
 }
 
 function readPlaces(): Places {
@@ -201,21 +260,36 @@ async function removeLeaf(dir: string): Promise<void> {
   }
 }
 
-/** Removes the empty leaves of hosts no longer running, once per parent and process. */
-function sweep(parent: string): void {
-  if (swept.has(parent)) return;
+/**
+ * Ends what the leaves of hosts no longer running hold, and removes them: once per parent and
+ * process. A leaf's host is gone when no process has its pid, or the one that has it started
+ * at another time (the pid was handed out again).
+ */
+function sweep(parent: string): Promise<void> {
+  if (swept.has(parent)) return Promise.resolve();
   swept.add(parent);
   let names: string[];
   try {
     names = readdirSync(parent);
   } catch {
-    return;
+    return Promise.resolve();
   }
-  for (const name of names) {
+  const dead = names.filter((name) => {
     const owner = leafOwner(name);
-    if (owner === undefined || owner === process.pid || alive(owner)) continue;
-    removeQuietly(join(parent, name));
-  }
+    return owner !== undefined && !hostRuns(owner);
+  });
+  // removeLeaf kills what is in each, waits for the kernel to let the processes go, removes it.
+  return Promise.all(dead.map((name) => removeLeaf(join(parent, name)))).then(() => undefined);
+}
+
+/** Whether the host a leaf names still runs (ourselves included). */
+function hostRuns(owner: HostMark): boolean {
+  if (owner.pid === process.pid) return true;
+  if (!alive(owner.pid)) return false;
+  // A leaf named before start times were (0) is judged by its pid alone.
+  if (owner.startTime === 0) return true;
+  const now = readProcess(owner.pid)?.startTime;
+  return now === undefined || now === owner.startTime;
 }
 
 function alive(pid: number): boolean {

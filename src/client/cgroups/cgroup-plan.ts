@@ -141,15 +141,50 @@ export function v1Place(
   return mount && own ? { mount, own } : undefined;
 }
 
-/** A cgroup name for one sandbox: the host's pid first, so a later host can sweep what a dead one left. */
-export function leafName(hostPid: number, server: string, serial: number): string {
-  return `switchboard-${hostPid}-${server.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 60)}-${serial}`;
+/**
+ * A cgroup name for one server: the host's pid and start time first, so a later host can tell
+ * the leaves of a dead host (whose processes are ours to end) from those of a live one, even
+ * once its pid has been handed to another process.
+ */
+export function leafName(host: HostMark, server: string, serial: number): string {
+  return `switchboard-${host.pid}.${host.startTime}-${server.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 60)}-${serial}`;
 }
 
-/** The host pid a leaf name carries, or undefined for a name not ours. */
-export function leafOwner(name: string): number | undefined {
-  const match = /^switchboard-(\d+)-/.exec(name);
-  return match ? Number(match[1]) : undefined;
+/** A host as a leaf name carries it. */
+export interface HostMark {
+  readonly pid: number;
+  /** Clock ticks after boot (`/proc/<pid>/stat` field 22); 0 where unknown. */
+  readonly startTime: number;
+}
+
+/** The host a leaf name carries, or undefined for a name not ours. */
+export function leafOwner(name: string): HostMark | undefined {
+  const match = /^switchboard-(\d+)(?:\.(\d+))?-/.exec(name);
+  return match ? { pid: Number(match[1]), startTime: Number(match[2] ?? 0) } : undefined;
+}
+
+/**
+ * The cgroup a server is tracked by where it has no sandbox cgroup: one with no controller,
+ * only membership. cgroup v2: beside this process in its own cgroup (a cgroup with no
+ * controllers enabled for its children may hold processes and children both). v1: in the pids
+ * hierarchy, or systemd's named one, under this process's cgroup there. Undefined where none
+ * is mounted; whether it is writable is the caller's to find out.
+ */
+export function trackingParent(
+  mounts: readonly CgroupMount[],
+  owns: readonly OwnCgroup[],
+): { readonly dir: string; readonly version: 1 | 2 } | undefined {
+  const v2 = mounts.find((m) => m.version === 2);
+  const own2 = owns.find((o) => o.id === '0' && o.controllers.length === 0);
+  const dir2 = v2 && own2 && ownDirectory(v2, own2);
+  if (dir2) return { dir: dir2, version: 2 };
+  for (const name of ['pids', 'name=systemd']) {
+    const mount = mounts.find((m) => m.version === 1 && m.controllers.includes(name));
+    const own = owns.find((o) => o.controllers.includes(name));
+    const dir = mount && own && ownDirectory(mount, own);
+    if (dir) return { dir, version: 1 };
+  }
+  return undefined;
 }
 
 /** mountinfo escapes space, tab, newline and backslash as octal (\040 …). */

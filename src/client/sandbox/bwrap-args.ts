@@ -1,6 +1,6 @@
 import type { SandboxLimits, SandboxNetwork } from '../../core/config/sandbox-config.js';
 import { SwitchboardError } from '../../core/errors.js';
-import type { Controller } from './cgroup-plan.js';
+import type { Controller } from '../cgroups/cgroup-plan.js';
 import { bridgeCommand, SANDBOX_NET_DIR } from './net-bridge.js';
 import { STATE_DIR_VAR } from './sandbox-env.js';
 

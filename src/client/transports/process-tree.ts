@@ -14,10 +14,13 @@ import type { ProcessEntry, ProcessTable } from './process-table.js';
  *    root leads both, being spawned with `setsid`); `setpgid` leaves the group but not the
  *    session, and an env-clearing child of the server stays in both;
  * 4. **descendants by parent pid** of any member: an env-clearing child that also left the
- *    session, for as long as its parent lives.
+ *    session, for as long as its parent lives;
+ * 5. **the cgroup**: where the host could start the server in a cgroup of its own
+ *    (`tracked-launch.ts`), every process in it, whatever it did to its environment, session or
+ *    parent.
  *
- * A process that clears its environment, leaves the session *and* loses its parent escapes;
- * the docs say so. A process is never taken by a pid alone: roots by start time, and every
+ * Without a cgroup, a process that clears its environment, leaves the session *and* loses its
+ * parent escapes; the docs say so. A process is never taken by a pid alone: roots by start time, and every
  * other member must have started no earlier than the tree (`notBefore`), so a pid that was
  * recycled for a stranger is not ours.
  */
@@ -49,6 +52,7 @@ export function selectTree(
   table: ProcessTable,
   query: TreeQuery,
   spare: ReadonlySet<number> = new Set(),
+  inCgroup: ReadonlySet<number> = new Set(),
 ): ProcessEntry[] {
   const { entries } = table;
   const members = new Map<number, ProcessEntry>();
@@ -66,6 +70,10 @@ export function selectTree(
     const entry = entries.get(root.pid);
     if (entry === undefined) leaders.set(root.pid, root.startTime);
     else if (entry.startTime === root.startTime && !excluded(entry.pid)) admit(entry);
+  }
+  for (const pid of inCgroup) {
+    const entry = entries.get(pid);
+    if (entry && entry.startTime >= query.notBefore && !excluded(pid) && !members.has(pid)) admit(entry);
   }
   const mark = query.mark;
   if (mark) {

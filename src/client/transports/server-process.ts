@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { SandboxCgroup } from '../cgroups/cgroup-limits.js';
 import { waitForExit } from './process-group.js';
 import { procfsAvailable, readProcess } from './process-table.js';
 import { TREE_MARK_VAR } from './process-tree.js';
 import { ProcessTree, trackTree, untrackTree } from './server-tree.js';
+import { trackedLaunch } from './tracked-launch.js';
 
 /**
  * One stdio server's process and everything it starts: spawned as the leader of its own
@@ -65,6 +67,12 @@ export interface ServerProcessOptions {
   readonly stdinGraceMs: number;
   readonly termGraceMs: number;
   readonly recorder?: SpawnRecorder;
+  /**
+   * Start the server in a cgroup of its own where one can be made (`tracked-launch.ts`), by
+   * which its whole tree is found whatever it does; the name labels the cgroup. Not for a
+   * sandboxed launch, whose PID namespace already holds its tree.
+   */
+  readonly track?: { readonly name: string };
 }
 
 /** Markers of trees spawned without a recorder: one prefix per process of ours. */
@@ -87,6 +95,8 @@ export class ServerProcess {
   private gone?: ServerGone;
   /** Chunks read from stdout and stderr: the drain after an exit waits for it to stand still. */
   private reads = 0;
+  /** The tracking cgroup the server was started in, if one could be made. */
+  private readonly cgroup?: SandboxCgroup;
   private stdoutEnded = false;
   private stderrEnded = false;
 
@@ -94,14 +104,23 @@ export class ServerProcess {
   constructor(private readonly options: ServerProcessOptions) {
     const { command, args, env, cwd, recorder } = options;
     const mark = `${recorder?.markPrefix ?? OWN_MARK_PREFIX}${randomBytes(12).toString('hex')}`;
-    this.child = spawn(command, [...args], {
-      cwd,
-      env: { ...env, [TREE_MARK_VAR]: mark },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // A new session and process group: signals to -pgid reach what did not leave it.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    const tracked =
+      options.track &&
+      trackedLaunch({ name: options.track.name, command, args, env, ...(cwd !== undefined && { cwd }) });
+    this.cgroup = tracked?.cgroup;
+    try {
+      this.child = spawn(tracked?.command ?? command, [...(tracked?.args ?? args)], {
+        cwd,
+        env: { ...env, [TREE_MARK_VAR]: mark },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // A new session and process group: signals to -pgid reach what did not leave it.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+    } catch (error) {
+      void this.cgroup?.remove();
+      throw error;
+    }
     const child = this.child;
     // The pid is there as soon as spawn returns (the program is already exec'd): record it now.
     if (child.pid !== undefined) this.started(child.pid, mark);
@@ -149,7 +168,7 @@ export class ServerProcess {
     const roots = startTime === undefined ? [] : [{ pid, startTime }];
     const query =
       startTime === undefined ? undefined : { roots, mark: { value: mark }, notBefore: startTime };
-    this.tree = new ProcessTree(query, pid);
+    this.tree = new ProcessTree(query, pid, this.cgroup?.procs);
     trackTree(this.tree);
     const { command, args, recorder } = this.options;
     this.record = { pid, ...(startTime !== undefined && { startTime }), mark, command: [command, ...args] };
@@ -234,6 +253,9 @@ export class ServerProcess {
       untrackTree(this.tree);
       if (this.record) this.options.recorder?.ended(this.record);
     }
+    // Empty once the tree is gone; what is still in it (a tree that could not be ended) is
+    // killed with it, or left for the next host's sweep.
+    if (gone || !this.tree) void this.cgroup?.remove();
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
   }

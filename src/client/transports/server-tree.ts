@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { groupAlive, signalGroup } from './process-group.js';
 import {
   type ProcessEntry,
@@ -19,18 +20,35 @@ import { ancestry, type KnownProcess, selectTree, type TreeQuery } from './proce
 export class ProcessTree {
   /**
    * `pgid` is the group of the spawned server (its pid), or undefined for a tree known only by
-   * its query; `query` is undefined where there is no procfs (the group alone counts).
+   * its query; `query` is undefined where there is no procfs (the group alone counts);
+   * `cgroupProcs` are the `cgroup.procs` files of the cgroup the tree was started in, if any.
    */
   constructor(
     readonly query: TreeQuery | undefined,
     private readonly pgid?: number,
+    private readonly cgroupProcs: readonly string[] = [],
   ) {}
 
-  /** The live members now (the group's members included, on Linux). */
+  /** The live members now (the group's and the cgroup's members included, on Linux). */
   members(table?: ProcessTable): ProcessEntry[] {
     if (!this.query || !procfsAvailable()) return [];
     const snapshot = table ?? readProcessTable();
-    return selectTree(snapshot, this.query, ancestry(snapshot, process.pid));
+    return selectTree(snapshot, this.query, ancestry(snapshot, process.pid), this.inCgroup());
+  }
+
+  /** The pids in the tree's cgroup now (read after the table, so none born meanwhile is missed for long). */
+  private inCgroup(): ReadonlySet<number> {
+    const pids = new Set<number>();
+    for (const file of this.cgroupProcs) {
+      let text = '';
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        continue; // removed, or never joined
+      }
+      for (const word of text.split('\n')) if (word) pids.add(Number(word));
+    }
+    return pids;
   }
 
   /** Sends `signal` to the group and to every member; true when anything received it. */

@@ -40,6 +40,8 @@ export interface StdioTransportOptions {
   readonly termGraceMs?: number;
   /** Records every process spawned and ended (a host's spawn ledger). */
   readonly spawnRecorder?: SpawnRecorder;
+  /** The server's name: labels the cgroup an unsandboxed server is tracked by. */
+  readonly name?: string;
   /**
    * Run the server in a sandbox (bubblewrap, `client/sandbox/`). When it cannot be set up,
    * `start()` fails with SANDBOX_UNAVAILABLE and nothing runs: never unsandboxed.
@@ -183,6 +185,8 @@ export class StdioTransport implements Transport {
           stdinGraceMs: this.options.stdinGraceMs ?? 300,
           termGraceMs: this.options.termGraceMs ?? 2000,
           ...(this.options.spawnRecorder && { recorder: this.options.spawnRecorder }),
+          // A sandbox's PID namespace holds its tree; an unsandboxed tree gets a cgroup.
+          ...(!how.sandboxed && { track: { name: this.options.name ?? '' } }),
         });
       } catch (error) {
         reject(this.spawnError(error));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { reapDeadHostCgroups } from '../../client/cgroups/cgroup-limits.js';
 import { bootId, procfsAvailable, readProcess } from '../../client/transports/process-table.js';
 import type { SpawnRecord, SpawnRecorder } from '../../client/transports/stdio.js';
 import { describeError } from '../../core/errors.js';
@@ -68,6 +69,9 @@ export class SpawnLedger implements SpawnRecorder {
       options.log(`spawn ledger: reaping what dead hosts left failed: ${describeError(error)}`);
       return { hosts: 0, killed: 0, left: 0 };
     });
+    // What dead hosts left in their cgroups, whatever it did to escape the ledger's other links
+    // (any host's, on any data dir: only a host's own launch joins its cgroups).
+    await reapDeadHostCgroups();
     const hostId = randomBytes(16).toString('hex');
     const watchdog = options.watchdog === false ? undefined : SpawnWatchdog.start(markPrefixOf(hostId));
     const ledger = new SpawnLedger(options, hostId, self, reaped, watchdog);

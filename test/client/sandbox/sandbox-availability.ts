@@ -1,5 +1,5 @@
+import { createSandboxCgroup } from '../../../src/client/cgroups/cgroup-limits.js';
 import { findBwrap } from '../../../src/client/sandbox/bwrap-probe.js';
-import { createSandboxCgroup } from '../../../src/client/sandbox/cgroup-limits.js';
 import { describeError } from '../../../src/core/errors.js';
 
 /**

@@ -9,8 +9,9 @@ import {
   ownDirectory,
   parseMountinfo,
   parseProcCgroup,
+  trackingParent,
   v1Place,
-} from '../../../src/client/sandbox/cgroup-plan.js';
+} from '../../../src/client/cgroups/cgroup-plan.js';
 import { cacheLayers, launcherOf } from '../../../src/client/sandbox/launcher-cache.js';
 import { sandboxEnv } from '../../../src/client/sandbox/sandbox-env.js';
 import { programPaths, SYSTEM_PATHS } from '../../../src/client/sandbox/sandbox-paths.js';
@@ -77,11 +78,33 @@ describe('the cgroup plan', () => {
     ]);
   });
 
-  it('names a leaf by the host’s pid, so a later host can tell a dead one’s', () => {
-    const name = leafName(4242, 'my server/../x', 7);
-    expect(name).toBe('switchboard-4242-my_server_.._x-7');
-    expect(leafOwner(name)).toBe(4242);
+  it('names a leaf by the host’s pid and start time, so a later host can tell a dead one’s', () => {
+    const name = leafName({ pid: 4242, startTime: 991 }, 'my server/../x', 7);
+    expect(name).toBe('switchboard-4242.991-my_server_.._x-7');
+    expect(leafOwner(name)).toEqual({ pid: 4242, startTime: 991 });
+    // A leaf named before start times were: judged by its pid alone.
+    expect(leafOwner('switchboard-4242-x-1')).toEqual({ pid: 4242, startTime: 0 });
     expect(leafOwner('system.slice')).toBeUndefined();
+  });
+
+  it('tracks a server beside this process: cgroup v2 first, else v1 pids or systemd', () => {
+    const v2 = { version: 2 as const, mountPoint: '/sys/fs/cgroup/unified', root: '/', controllers: [] };
+    const pids = {
+      version: 1 as const,
+      mountPoint: '/sys/fs/cgroup/pids',
+      root: '/',
+      controllers: ['rw', 'pids'],
+    };
+    const owns = [
+      { id: '0', controllers: [], path: '/user.slice/me' },
+      { id: '8', controllers: ['pids'], path: '/box' },
+    ];
+    expect(trackingParent([pids, v2], owns)).toEqual({
+      dir: '/sys/fs/cgroup/unified/user.slice/me',
+      version: 2,
+    });
+    expect(trackingParent([pids], owns)).toEqual({ dir: '/sys/fs/cgroup/pids/box', version: 1 });
+    expect(trackingParent([], owns)).toBeUndefined();
   });
 });
 

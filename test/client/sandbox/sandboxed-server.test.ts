@@ -8,7 +8,7 @@ import {
   parseMountinfo,
   parseProcCgroup,
   v1Place,
-} from '../../../src/client/sandbox/cgroup-plan.js';
+} from '../../../src/client/cgroups/cgroup-plan.js';
 import { isSwitchboardError } from '../../../src/core/errors.js';
 import { processesWithEnv, running } from '../../helpers/processes.js';
 import { eventually } from '../../helpers/wait.js';
@@ -221,7 +221,7 @@ describe.skipIf(skipSandbox)('sandboxed stdio servers (bubblewrap)', () => {
       // Only where the cgroup is seen to hold: a fork bomb as root outside one would take the machine.
       expect(sandboxLine(logs)).toMatch(/cgroup: 40 processes, 2048 MiB, 0\.5 CPU for the whole tree/);
       for (const pid of processesWithEnv('HOME', stateDir))
-        expect(readFileSync(`/proc/${pid}/cgroup`, 'utf8')).toMatch(/switchboard-\d+-bomb-/);
+        expect(readFileSync(`/proc/${pid}/cgroup`, 'utf8')).toMatch(/switchboard-\d+\.\d+-bomb-/);
       expect((await probe(conn, { spawn: 100 })).spawn).toMatchObject({ code: 'EAGAIN' });
       // The kernel's own record of the cgroup: how often it refused a fork, how many it holds.
       const cgroup = pidsCgroupOf(processesWithEnv('HOME', stateDir)[0]!);
