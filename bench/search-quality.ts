@@ -67,6 +67,25 @@ export function labelledQueries(): LabelledQuery[] {
   return fixture<{ queries: LabelledQuery[] }>('search-queries-real.json').queries;
 }
 
+/** One query of the fresh set: held out as a whole, so it has no half. */
+export type FreshQuery = Omit<LabelledQuery, 'half'>;
+
+/**
+ * The servers of the fresh set: the fifteen real ones and six more snapshotted from npm
+ * (fresh-server-tools.json) that no tuning ever saw.
+ */
+export function freshServers(): Record<string, SnapshotServer> {
+  return {
+    ...realServers(),
+    ...fixture<{ servers: Record<string, SnapshotServer> }>('fresh-server-tools.json').servers,
+  };
+}
+
+/** The fresh labelled set: a second held-out set, written before the ranker ran on it. */
+export function freshQueries(): FreshQuery[] {
+  return fixture<{ queries: FreshQuery[] }>('search-queries-fresh.json').queries;
+}
+
 /** Rank (0-based) of the first right tool among the top 10, or -1. */
 export function rankOf(index: ToolIndex, catalog: CatalogSnapshot, q: LabelledQuery): number {
   const byName = new Map(catalog.tools.map((t) => [t.name, `${t.server}/${t.tool.name}`]));
