@@ -141,6 +141,26 @@ export function printSearchQuality(options: { readonly misses?: boolean } = {}):
   }
 }
 
+/**
+ * Prints the fresh set's figures, overall and per kind, over the twenty-one servers. Never
+ * lists its misses: the set is held out as a whole, and nothing may be tuned on it.
+ */
+export function printFreshQuality(): void {
+  const servers = freshServers();
+  const catalog = buildCatalog(realOffers(servers));
+  const index = createToolIndex(catalog.tools, { servers: serverInfo(servers) });
+  const queries = freshQueries();
+  console.log(
+    `\nsearch_tools on the fresh set: ${catalog.tools.length} tools of ${Object.keys(servers).length} real servers, ${queries.length} queries never tuned on`,
+  );
+  const ranks = queries.map((q) => rankOf(index, catalog, { ...q, half: 'held-out' }));
+  console.log(line('fresh', rates(ranks)));
+  for (const kind of ['easy', 'paraphrase', 'ambiguous', 'parameter'] as const) {
+    const of = queries.map((q, i) => [q, ranks[i]!] as const).filter(([q]) => q.kind === kind);
+    console.log(line(`  ${kind}`, rates(of.map(([, r]) => r))));
+  }
+}
+
 function now(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
