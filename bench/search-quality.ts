@@ -51,15 +51,15 @@ export function realOffers(servers = realServers()): ServerOffer[] {
 }
 
 /**
- * What the index knows of each server, as `search_tools` gives it: the title and description
- * (a configuration's, here the server's own). Instructions are left out, since the live path
- * does not pass them yet; the figures measure what an agent gets.
+ * What the index knows of each server, as `search_tools` gives it on the live path: the
+ * server's own title, description and instructions (search-tool.ts).
  */
 export function serverInfo(servers = realServers()) {
   return Object.entries(servers).map(([name, s]) => ({
     name,
     ...(s.title !== undefined && { title: s.title }),
     ...(s.description !== undefined && { description: s.description }),
+    ...(s.instructions !== undefined && { instructions: s.instructions }),
   }));
 }
 

@@ -404,6 +404,22 @@ export class Host extends TypedEmitter<HostEvents> {
     return resolveRoots(this.registry.config(server)?.roots, this.parts.defaultRoots);
   }
 
+  /**
+   * What `server` says about itself on its live connection: its `serverInfo` title and
+   * description and its `instructions` (MCP 2025-06-18 §lifecycle, initialize result). Empty
+   * while it is not connected. Untrusted text: callers use it to rank, not to show a model.
+   */
+  serverSelfDescription(server: string): { title?: string; description?: string; instructions?: string } {
+    const connection = this.supervisor.connection(server);
+    const info = connection?.serverInfo;
+    const instructions = connection?.instructions;
+    return {
+      ...(typeof info?.title === 'string' && { title: info.title }),
+      ...(typeof info?.description === 'string' && { description: info.description }),
+      ...(typeof instructions === 'string' && { instructions }),
+    };
+  }
+
   /** The era and capabilities `server` is connected with (whether its requests can be relayed). */
   upstreamProtocol(server: string): { era?: 'modern' | 'legacy'; capabilities?: ServerCapabilities } {
     const connection = this.supervisor.connection(server);

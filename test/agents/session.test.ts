@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCP_LIST_TAG } from '../../src/agents/mcp-list.js';
+import type { MetaContext } from '../../src/agents/meta-tools/context.js';
+import { serverInfoOf } from '../../src/agents/meta-tools/search-tool.js';
 import { AgentSession } from '../../src/agents/session.js';
 import type { GovernanceConfig } from '../../src/core/config/governance-config.js';
 import { type Deferral, normalizeServerEntry } from '../../src/core/server-config.js';
@@ -138,6 +140,16 @@ describe('AgentSession', () => {
     expect(echo.why).toEqual(expect.stringContaining('echo'));
     expect(echo).not.toHaveProperty('score');
     expect(echo).not.toHaveProperty('coverage');
+  });
+
+  it('indexes what a live server says about itself: its instructions beside the configured description', async () => {
+    const h = await start();
+    const servers = serverInfoOf({ host: h } as MetaContext, h.catalog());
+    expect(servers.find((s) => s.name === 'lazy')).toEqual({
+      name: 'lazy',
+      description: 'Kitchen lazy',
+      instructions: 'Kitchen sink fixture server',
+    });
   });
 
   it('says when a search found nothing or only weak matches, and how to search instead', async () => {

@@ -3,7 +3,7 @@ import { describeError } from '../../core/errors.js';
 import { isModelVisible } from '../../core/mcp-apps.js';
 import type { Deferral } from '../../core/server-config.js';
 import type { CatalogSnapshot } from '../../host/catalog/catalog.js';
-import { createToolIndex, type ToolIndex } from '../search/tool-index.js';
+import { createToolIndex, type ServerInfo, type ToolIndex } from '../search/tool-index.js';
 import { isLoaded } from '../tool-set.js';
 import type { MetaContext } from './context.js';
 import { errorOutcome, jsonOutcome, stringArg } from './outcome.js';
@@ -17,28 +17,48 @@ import { errorOutcome, jsonOutcome, stringArg } from './outcome.js';
 /** A best hit that covers less of the query than this is a weak answer. */
 const WEAK_COVERAGE = 0.5;
 
-// One index per catalog snapshot: building it is the costly part, and snapshots are immutable.
-const indexes = new WeakMap<CatalogSnapshot, ToolIndex>();
+/**
+ * Instructions longer than this are cut before indexing: they only lend their words to the
+ * ranking, and a server must not make every search slow by sending a book.
+ */
+const MAX_SELF_DESCRIPTION = 8_000;
+
+// One index per catalog snapshot and per what the servers say of themselves: building it is
+// the costly part, snapshots are immutable, and a reconnect may bring new instructions.
+const indexes = new WeakMap<CatalogSnapshot, { readonly key: string; readonly index: ToolIndex }>();
+
+/**
+ * What each server of `catalog` says about itself, for the index: the configuration's title
+ * and description (the operator's words) and, from the live connection, the server's own
+ * `serverInfo` title and description and its `instructions`.
+ */
+export function serverInfoOf(context: MetaContext, catalog: CatalogSnapshot): ServerInfo[] {
+  return [...new Set(catalog.tools.map((t) => t.server))].map((name) => {
+    const config = context.host.serverConfig(name);
+    const own = context.host.serverSelfDescription(name);
+    const title = config?.title ?? own.title;
+    const description = [config?.description, own.description].filter(Boolean).join(' ');
+    const instructions = own.instructions?.slice(0, MAX_SELF_DESCRIPTION);
+    return {
+      name,
+      ...(title !== undefined && { title }),
+      ...(description !== '' && { description: description.slice(0, MAX_SELF_DESCRIPTION) }),
+      ...(instructions && { instructions }),
+    };
+  });
+}
 
 function indexOf(context: MetaContext, catalog: CatalogSnapshot): ToolIndex {
-  let index = indexes.get(catalog);
-  if (!index) {
-    // What the configuration says of each server (title, description) helps find its tools.
-    const servers = [...new Set(catalog.tools.map((t) => t.server))].map((name) => {
-      const config = context.host.serverConfig(name);
-      return {
-        name,
-        ...(config?.title !== undefined && { title: config.title }),
-        ...(config?.description !== undefined && { description: config.description }),
-      };
-    });
-    // An MCP App's own tools (visibility without "model") are not a model's to find.
-    index = createToolIndex(
-      catalog.tools.filter((t) => isModelVisible(t.tool)),
-      { servers },
-    );
-    indexes.set(catalog, index);
-  }
+  const servers = serverInfoOf(context, catalog);
+  const key = JSON.stringify(servers);
+  const cached = indexes.get(catalog);
+  if (cached?.key === key) return cached.index;
+  // An MCP App's own tools (visibility without "model") are not a model's to find.
+  const index = createToolIndex(
+    catalog.tools.filter((t) => isModelVisible(t.tool)),
+    { servers },
+  );
+  indexes.set(catalog, { key, index });
   return index;
 }
 
