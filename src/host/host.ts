@@ -45,6 +45,7 @@ import type {
   HostEvents,
   HostOptions,
   ServerStatus,
+  UpstreamProtocol,
 } from './host-types.js';
 import type { Inbox } from './inbox/inbox.js';
 import { latestValues } from './latest-values.js';
@@ -67,6 +68,7 @@ export type {
   HostEvents,
   HostOptions,
   ServerStatus,
+  UpstreamProtocol,
 } from './host-types.js';
 
 /**
@@ -404,28 +406,14 @@ export class Host extends TypedEmitter<HostEvents> {
     return resolveRoots(this.registry.config(server)?.roots, this.parts.defaultRoots);
   }
 
-  /**
-   * What `server` says about itself on its live connection: its `serverInfo` title and
-   * description and its `instructions` (MCP 2025-06-18 §lifecycle, initialize result). Empty
-   * while it is not connected. Untrusted text: callers use it to rank, not to show a model.
-   */
-  serverSelfDescription(server: string): { title?: string; description?: string; instructions?: string } {
-    const connection = this.supervisor.connection(server);
-    const info = connection?.serverInfo;
-    const instructions = connection?.instructions;
-    return {
-      ...(typeof info?.title === 'string' && { title: info.title }),
-      ...(typeof info?.description === 'string' && { description: info.description }),
-      ...(typeof instructions === 'string' && { instructions }),
-    };
-  }
-
-  /** The era and capabilities `server` is connected with (whether its requests can be relayed). */
-  upstreamProtocol(server: string): { era?: 'modern' | 'legacy'; capabilities?: ServerCapabilities } {
+  /** What `server` is connected with, and what it says about itself (host-types.ts). */
+  upstreamProtocol(server: string): UpstreamProtocol {
     const connection = this.supervisor.connection(server);
     return {
       ...(connection?.era && { era: connection.era }),
       ...(connection?.capabilities && { capabilities: connection.capabilities }),
+      ...(connection?.serverInfo && { serverInfo: connection.serverInfo }),
+      ...(connection?.instructions !== undefined && { instructions: connection.instructions }),
     };
   }
 

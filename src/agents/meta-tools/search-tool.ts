@@ -35,10 +35,10 @@ const indexes = new WeakMap<CatalogSnapshot, { readonly key: string; readonly in
 export function serverInfoOf(context: MetaContext, catalog: CatalogSnapshot): ServerInfo[] {
   return [...new Set(catalog.tools.map((t) => t.server))].map((name) => {
     const config = context.host.serverConfig(name);
-    const own = context.host.serverSelfDescription(name);
-    const title = config?.title ?? own.title;
-    const description = [config?.description, own.description].filter(Boolean).join(' ');
-    const instructions = own.instructions?.slice(0, MAX_SELF_DESCRIPTION);
+    const { serverInfo: own, instructions: said } = context.host.upstreamProtocol(name);
+    const title = config?.title ?? own?.title;
+    const description = [config?.description, own?.description].filter(Boolean).join(' ');
+    const instructions = said?.slice(0, MAX_SELF_DESCRIPTION);
     return {
       name,
       ...(title !== undefined && { title }),
