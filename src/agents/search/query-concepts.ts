@@ -1,5 +1,7 @@
 import type { CatalogNeighbours } from './catalog-neighbours.js';
+import { goalWords } from './goal-phrases.js';
 import type { Postings } from './postings.js';
+import { queryValues } from './query-values.js';
 import { synonymsOf } from './synonyms.js';
 import { forEachWord, stem, tokenize } from './tokenize.js';
 import { neighboursOf } from './word-neighbours.js';
@@ -46,6 +48,8 @@ const STEM_OF_QUERY_SHARE = 0.6;
 /** A query past this many distinct words is cut: the first words usually say the most. */
 export const MAX_QUERY_TERMS = 32;
 
+/** How much a goal word counts (goal-phrases.ts): like a synonym of what was asked. */
+const GOAL_WEIGHT = 0.7;
 /** How much a WordNet relation counts (word-relations.ts), per unit of its sense weight. */
 const RELATION_WEIGHT = 0.4;
 /**
@@ -62,10 +66,11 @@ function expand(
   postings: Postings,
   into: Map<string, ConceptTerm>,
   near?: CatalogNeighbours,
+  scale = 1,
 ): void {
   const offer = (t: string, weight: number, kind: MatchKind) => {
-    if (postings.get(t) !== undefined && (into.get(t)?.weight ?? 0) < weight)
-      into.set(t, { weight, from: term, kind });
+    if (postings.get(t) !== undefined && (into.get(t)?.weight ?? 0) < weight * scale)
+      into.set(t, { weight: weight * scale, from: term, kind });
   };
   offer(term, 1, 'word');
   for (const synonym of synonymsOf(term)) offer(synonym, SYNONYM_WEIGHT, 'synonym');
@@ -95,8 +100,22 @@ function expand(
  * own. A concept that matches nothing in the catalog is kept, empty: it still counts when
  * telling how much of the query a tool covers.
  */
-export function queryConcepts(query: string, postings: Postings, near?: CatalogNeighbours): Concept[] {
-  const terms = [...new Set(tokenize(query))].slice(0, MAX_QUERY_TERMS);
+export function queryConcepts(
+  query: string,
+  postings: Postings,
+  options: { readonly near?: CatalogNeighbours; readonly keep?: (term: string) => boolean } = {},
+): Concept[] {
+  const { near, keep = () => false } = options;
+  const values = queryValues(query, keep);
+  // A value's own words count for nothing (they are left out, so they do not lower a
+  // tool's coverage either); the kind of thing it names counts instead.
+  const terms = [...new Set([...tokenize(query), ...values.kinds.map((k) => stem(k))])]
+    .filter((t) => values.weights.get(t) !== 0)
+    .slice(0, MAX_QUERY_TERMS);
+  // What the query's phrasing asks for ("how big" → size) counts like a synonym of it.
+  const goals = goalWords(query)
+    .flatMap((w) => tokenize(w))
+    .filter((t) => !terms.includes(t));
   const groups: { terms: string[]; expansion: Map<string, ConceptTerm> }[] = [];
   for (const term of terms) {
     let group = groups.find((g) => g.terms.some((t) => synonymsOf(t).includes(term)));
@@ -105,7 +124,13 @@ export function queryConcepts(query: string, postings: Postings, near?: CatalogN
       group = { terms: [term], expansion: new Map() };
       groups.push(group);
     }
-    expand(term, postings, group.expansion, near);
+    expand(term, postings, group.expansion, near, values.weights.get(term) ?? 1);
+  }
+  for (const goal of goals) {
+    if (groups.length >= MAX_QUERY_TERMS) break;
+    const expansion = new Map<string, ConceptTerm>();
+    expand(goal, postings, expansion, near, GOAL_WEIGHT);
+    if (expansion.size > 0) groups.push({ terms: [goal], expansion });
   }
   const words: string[] = [];
   forEachWord(query.toLowerCase(), (word) => words.push(word));

@@ -149,6 +149,8 @@ export function createToolIndex(
   const serverTerms = new Map<string, readonly string[]>();
   for (const { server } of entries)
     if (!serverTerms.has(server)) serverTerms.set(server, [...new Set(tokenize(server))]);
+  const serverWords = new Set([...serverTerms.values()].flat());
+  const isServerTerm = (term: string) => serverWords.has(term);
   const serverAbout = new Map<string, ReadonlySet<string>>();
   for (const info of options.servers ?? []) {
     const text = [info.title, info.description, info.instructions].filter(Boolean).join(' ');
@@ -181,7 +183,7 @@ export function createToolIndex(
     score.fill(0);
     matched.fill(0);
     touched.length = 0;
-    const concepts = queryConcepts(query, postings, near);
+    const concepts = queryConcepts(query, postings, { ...(near && { near }), keep: isServerTerm });
     for (const concept of concepts) {
       hitHere.length = 0;
       for (const [expanded, { weight }] of concept) {
