@@ -246,13 +246,12 @@ export function createToolIndex(
         value *= EXACT_NAME_BOOST;
       lexical[doc] = value;
     }
-    let ranking: Float64Array = lexical;
-    embeddingRank.fill(0);
     const queryEmbedding = searchOptions.queryEmbedding;
-    if (queryEmbedding && options.embeddings) {
-      ranking = fuse(lexical, cosines(options.embeddings, queryEmbedding, allowed), embeddingRank);
-    }
-    const top = bestOf(ranking, limit);
+    embeddingRank.fill(0);
+    const top =
+      queryEmbedding && options.embeddings
+        ? bestOf(fuse(lexical, cosines(options.embeddings, queryEmbedding, allowed), embeddingRank), limit)
+        : bestOf(lexical, limit, touched);
     const words = queryWordsOf(query);
     const parts = concepts.length + (serverShare.size > 0 ? 1 : 0);
     return top.map(({ doc, value }) => {
@@ -270,13 +269,15 @@ export function createToolIndex(
   };
 
   /** The best `limit` positive entries of `values`, in order, ties by name. */
-  const bestOf = (values: Float64Array, limit: number): Ranked[] => {
+  const bestOf = (values: Float64Array, limit: number, among?: readonly number[]): Ranked[] => {
     // Only the best `limit` are kept, in order: sorting every matching tool of a large
     // catalog would cost more than scoring them.
     const top: Ranked[] = [];
     const before = (value: number, doc: number, other: Ranked) =>
       value > other.value || (value === other.value && docs[doc]!.entry.name < docs[other.doc]!.entry.name);
-    for (let doc = 0; doc < values.length; doc++) {
+    const count = among ? among.length : values.length;
+    for (let i = 0; i < count; i++) {
+      const doc = among ? among[i]! : i;
       const value = values[doc]!;
       if (value <= 0 || (top.length === limit && !before(value, doc, top[limit - 1]!))) continue;
       let at = top.length;
