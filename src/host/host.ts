@@ -1,9 +1,4 @@
-import type {
-  CallToolResult,
-  GetPromptResult,
-  ReadResourceResult,
-  ServerCapabilities,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import type { Connection } from '../client/connection.js';
 import type { CallOptions, LogEntry, ServerEvent } from '../client/connection-types.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { goalWords } from '../../../src/agents/search/goal-phrases.js';
 import { queryValues } from '../../../src/agents/search/query-values.js';
-import { stem } from '../../../src/agents/search/tokenize.js';
 import { createToolIndex, type ToolIndexEntry } from '../../../src/agents/search/tool-index.js';
 
 const never = () => false;
