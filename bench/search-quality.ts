@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/client';
 import { createToolIndex, type ToolIndex, type ToolIndexEntry } from '../src/agents/search/tool-index.js';
 import { neighboursOf } from '../src/agents/search/word-neighbours.js';
+import { relationsOf } from '../src/agents/search/word-relations.js';
+import { wordVectors } from '../src/agents/search/word-vectors.js';
 import { buildCatalog, type CatalogSnapshot, type ServerOffer } from '../src/host/catalog/catalog.js';
 import { fmt, median, percentile } from './stats.js';
 import { syntheticCatalog } from './synthetic-catalog.js';
@@ -51,20 +53,39 @@ export function realOffers(servers = realServers()): ServerOffer[] {
 }
 
 /**
- * What the index knows of each server, as `search_tools` gives it: the title and description
- * (a configuration's, here the server's own). Instructions are left out, since the live path
- * does not pass them yet; the figures measure what an agent gets.
+ * What the index knows of each server, as `search_tools` gives it on the live path: the
+ * server's own title, description and instructions (search-tool.ts).
  */
 export function serverInfo(servers = realServers()) {
   return Object.entries(servers).map(([name, s]) => ({
     name,
     ...(s.title !== undefined && { title: s.title }),
     ...(s.description !== undefined && { description: s.description }),
+    ...(s.instructions !== undefined && { instructions: s.instructions }),
   }));
 }
 
 export function labelledQueries(): LabelledQuery[] {
   return fixture<{ queries: LabelledQuery[] }>('search-queries-real.json').queries;
+}
+
+/** One query of the fresh set: held out as a whole, so it has no half. */
+export type FreshQuery = Omit<LabelledQuery, 'half'>;
+
+/**
+ * The servers of the fresh set: the fifteen real ones and six more snapshotted from npm
+ * (fresh-server-tools.json) that no tuning ever saw.
+ */
+export function freshServers(): Record<string, SnapshotServer> {
+  return {
+    ...realServers(),
+    ...fixture<{ servers: Record<string, SnapshotServer> }>('fresh-server-tools.json').servers,
+  };
+}
+
+/** The fresh labelled set: a second held-out set, written before the ranker ran on it. */
+export function freshQueries(): FreshQuery[] {
+  return fixture<{ queries: FreshQuery[] }>('search-queries-fresh.json').queries;
 }
 
 /** Rank (0-based) of the first right tool among the top 10, or -1. */
@@ -122,17 +143,40 @@ export function printSearchQuality(options: { readonly misses?: boolean } = {}):
   }
 }
 
+/**
+ * Prints the fresh set's figures, overall and per kind, over the twenty-one servers. Never
+ * lists its misses: the set is held out as a whole, and nothing may be tuned on it.
+ */
+export function printFreshQuality(): void {
+  const servers = freshServers();
+  const catalog = buildCatalog(realOffers(servers));
+  const index = createToolIndex(catalog.tools, { servers: serverInfo(servers) });
+  const queries = freshQueries();
+  console.log(
+    `\nsearch_tools on the fresh set: ${catalog.tools.length} tools of ${Object.keys(servers).length} real servers, ${queries.length} queries never tuned on`,
+  );
+  const ranks = queries.map((q) => rankOf(index, catalog, { ...q, half: 'held-out' }));
+  console.log(line('fresh', rates(ranks)));
+  for (const kind of ['easy', 'paraphrase', 'ambiguous', 'parameter'] as const) {
+    const of = queries.map((q, i) => [q, ranks[i]!] as const).filter(([q]) => q.kind === kind);
+    console.log(line(`  ${kind}`, rates(of.map(([, r]) => r))));
+  }
+}
+
 function now(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
 /**
- * The time the table of words near in meaning takes to load; it loads once per process, on
- * the first query that needs it, so call this before any search.
+ * The time the tables of meaning (word neighbours, WordNet relations, word vectors) take to
+ * load; each loads once per process, on the first query or index that needs it, so call
+ * this before any search.
  */
 export function timeNeighbourTableLoad(): number {
   const start = now();
   neighboursOf('tweet');
+  relationsOf('tweet');
+  wordVectors();
   return now() - start;
 }
 
@@ -165,6 +209,6 @@ export function printSearchTiming(loadMs: number): void {
     `\nsearch_tools timing on ${index.size} tools: p50 ${fmt(median(samples), 3)} ms, p95 ${fmt(percentile(samples, 95), 3)} ms per query (target p50 ≤ 2 ms)`,
   );
   console.log(
-    `  index build for 1,000 tools: first ${fmt(builds[0]!, 1)} ms, median of 7 ${fmt(median(builds), 1)} ms (target ≤ 200 ms); word-neighbour table loaded once in ${fmt(loadMs, 1)} ms`,
+    `  index build for 1,000 tools: first ${fmt(builds[0]!, 1)} ms, median of 7 ${fmt(median(builds), 1)} ms (target ≤ 200 ms); tables of meaning loaded once in ${fmt(loadMs, 1)} ms`,
   );
 }

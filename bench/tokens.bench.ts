@@ -23,6 +23,7 @@ import { createToolIndex } from '../src/agents/search/tool-index.js';
 import { type AgentTool, agentToolOf, effectiveToolSet } from '../src/agents/tool-set.js';
 import { buildCatalog, type CatalogSnapshot } from '../src/host/catalog/catalog.js';
 import {
+  printFreshQuality,
   printSearchQuality,
   printSearchTiming,
   realOffers,
@@ -135,4 +136,5 @@ measure(
 );
 searchQuality(publishedCatalog);
 printSearchQuality({ misses: process.argv.includes('--misses') });
+printFreshQuality();
 printSearchTiming(tableLoadMs);

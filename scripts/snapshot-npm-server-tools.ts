@@ -7,6 +7,10 @@
  *   npm install --prefix <dir> --ignore-scripts <each package@version below>
  *   npx tsx scripts/snapshot-npm-server-tools.ts <dir>
  *
+ * With `--fresh` it writes test/fixtures/catalogs/fresh-server-tools.json instead: the
+ * servers added for the fresh labelled set (search-queries-fresh.json), which the tune and
+ * held-out halves never saw.
+ *
  * Servers that want credentials get placeholders: listing tools calls no upstream API, and
  * no tool is called. Each server is started as scripts/snapshot-tools.ts says.
  */
@@ -17,7 +21,14 @@ import { fileURLToPath } from 'node:url';
 import { type SnapshotSpec, writeSnapshot } from './snapshot-tools.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'test', 'fixtures', 'catalogs', 'npm-server-tools.json');
+const fresh = process.argv.includes('--fresh');
+const out = join(
+  root,
+  'test',
+  'fixtures',
+  'catalogs',
+  fresh ? 'fresh-server-tools.json' : 'npm-server-tools.json',
+);
 const placeholder = 'placeholder-not-a-credential';
 
 /** Server, package and version (the versions the fixture was made from). */
@@ -82,7 +93,49 @@ const SERVERS: readonly SnapshotSpec[] = [
   },
 ];
 
-const from = process.argv[2];
+/**
+ * The servers of the fresh labelled set: other domains, other authors' words. (A terminal
+ * server was left out: its definitions describe the machine they were listed on.)
+ */
+const FRESH_SERVERS: readonly SnapshotSpec[] = [
+  {
+    server: 'airtable',
+    packageName: 'airtable-mcp-server',
+    version: '1.14.0',
+    args: () => [],
+    env: () => ({ AIRTABLE_API_KEY: placeholder }),
+  },
+  {
+    server: 'firecrawl',
+    packageName: 'firecrawl-mcp',
+    version: '3.26.0',
+    args: () => [],
+    env: () => ({ FIRECRAWL_API_KEY: placeholder }),
+  },
+  {
+    server: 'gitlab',
+    packageName: '@modelcontextprotocol/server-gitlab',
+    version: '2025.4.25',
+    args: () => [],
+    env: () => ({ GITLAB_PERSONAL_ACCESS_TOKEN: placeholder }),
+  },
+  { server: 'mongodb', packageName: 'mongodb-mcp-server', version: '3.0.4', args: () => [] },
+  {
+    server: 'sentry',
+    packageName: '@sentry/mcp-server',
+    version: '0.39.0',
+    args: () => ['--access-token', placeholder],
+  },
+  {
+    server: 'todoist',
+    packageName: 'todoist-mcp',
+    version: '1.3.4',
+    args: () => [],
+    env: () => ({ API_KEY: placeholder, TODOIST_API_TOKEN: placeholder }),
+  },
+];
+
+const from = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 if (!from)
   throw new Error(
     'usage: tsx scripts/snapshot-npm-server-tools.ts <directory the packages are installed in>',
@@ -90,7 +143,7 @@ if (!from)
 const scratch = mkdtempSync(join(tmpdir(), 'switchboard-snapshot-'));
 try {
   await writeSnapshot({
-    specs: SERVERS,
+    specs: fresh ? FRESH_SERVERS : SERVERS,
     scratch,
     resolveFrom: join(resolve(from), 'package.json'),
     generatedBy: 'scripts/snapshot-npm-server-tools.ts',

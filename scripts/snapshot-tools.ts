@@ -7,7 +7,7 @@
  * the same file byte for byte.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client, type Tool } from '@modelcontextprotocol/client';
@@ -44,9 +44,20 @@ interface PackageInfo {
   readonly entry: string;
 }
 
+/**
+ * The path of a package's package.json. Found on the resolver's search paths rather than by
+ * resolving `<package>/package.json`, which a package whose `exports` leave it out refuses.
+ */
+function manifestOf(resolveFrom: string, packageName: string): string {
+  for (const dir of createRequire(resolveFrom).resolve.paths(packageName) ?? []) {
+    const path = join(dir, packageName, 'package.json');
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`${packageName} is not installed where ${resolveFrom} resolves from; install it there`);
+}
+
 function packageInfo(resolveFrom: string, spec: SnapshotSpec): PackageInfo {
-  const require = createRequire(resolveFrom);
-  const manifestPath = require.resolve(`${spec.packageName}/package.json`);
+  const manifestPath = manifestOf(resolveFrom, spec.packageName);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
     version: string;
     bin?: string | Record<string, string>;

@@ -30,7 +30,16 @@ export type { EventAgent, EventAgentOptions, EventBatch } from './event-agent.js
 export { briefingOf, DEFAULT_EVENT_INTERVAL_MS, startEventAgent } from './event-agent.js';
 export type { ListedServer } from './mcp-list.js';
 export { injectMcpList, MCP_LIST_TAG, renderMcpList } from './mcp-list.js';
+export {
+  searchEmbeddingsOf,
+  toolEmbeddingsFromConfig,
+  useSearchEmbeddings,
+} from './meta-tools/search-embeddings.js';
 export { MCP_SKILLS_NAME, SKILLS_TOOL } from './meta-tools/skills-tool.js';
+export type { EmbeddingProvider, OpenAIEmbeddingsOptions } from './search/embedding-provider.js';
+export { createOpenAIEmbeddings } from './search/embedding-provider.js';
+export type { SearchEmbeddings, ToolEmbeddings, ToolEmbeddingsOptions } from './search/tool-embeddings.js';
+export { createToolEmbeddings } from './search/tool-embeddings.js';
 export type { SearchableTool } from './search/tool-fields.js';
 export type { ToolIndex, ToolIndexEntry, ToolSearchHit, ToolSearchOptions } from './search/tool-index.js';
 export { createToolIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './search/tool-index.js';

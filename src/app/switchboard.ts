@@ -1,7 +1,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { toolEmbeddingsFromConfig, useSearchEmbeddings } from '../agents/meta-tools/search-embeddings.js';
 import { type LoadedConfig, loadConfig } from '../config-files/load-config.js';
 import { readSecretsEnv } from '../config-files/secrets-env.js';
+import type { EmbeddingsConfig } from '../core/config/search-config.js';
+import { describeError } from '../core/errors.js';
 import { Host, type HostOptions } from '../host/host.js';
 import { DATABASE_URL_ENV } from './database-env.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
@@ -93,6 +96,7 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
     // The master switch: the app's, else the config file's.
     ...((options.enabled ?? config.enabled) === false && { enabled: false }),
   });
+  useConfiguredSearch(host, config.search?.embeddings, env);
   return {
     host,
     dataDir,
@@ -104,4 +108,22 @@ export async function createSwitchboard(options: SwitchboardOptions = {}): Promi
       await telemetry?.shutdown();
     },
   };
+}
+
+/**
+ * The config's embedding provider for search_tools, if it names one. A provider that cannot
+ * be set up (its API key variable unset) leaves search offline with a warning: ranking is
+ * not worth refusing to start over.
+ */
+function useConfiguredSearch(
+  host: Host,
+  embeddings: EmbeddingsConfig | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): void {
+  if (!embeddings) return;
+  try {
+    useSearchEmbeddings(host, toolEmbeddingsFromConfig(embeddings, env));
+  } catch (error) {
+    process.emitWarning(`search_tools ranks offline: ${describeError(error)}`);
+  }
 }

@@ -1,3 +1,4 @@
+import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import type { CallOptions, ConnectionOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
 import type { ToolResult } from '../client/results.js';
@@ -117,4 +118,17 @@ export interface ChangeActor {
   readonly session?: string;
   /** `api`, `jsonl`, `agent`, `cli`, … */
   readonly via?: string;
+}
+
+/**
+ * What a server is connected with (Host.upstreamProtocol): era and capabilities (whether its
+ * requests can be relayed), and what it says about itself (`serverInfo`, `instructions`:
+ * untrusted text). Empty while it is not connected.
+ */
+export interface UpstreamProtocol {
+  readonly era?: 'modern' | 'legacy';
+  readonly capabilities?: ServerCapabilities;
+  /** Its `serverInfo`: name, version, and maybe a title and description. */
+  readonly serverInfo?: Implementation;
+  readonly instructions?: string;
 }

@@ -1,9 +1,4 @@
-import type {
-  CallToolResult,
-  GetPromptResult,
-  ReadResourceResult,
-  ServerCapabilities,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { CredentialStore } from '../client/auth/credential-store.js';
 import type { Connection } from '../client/connection.js';
 import type { CallOptions, LogEntry, ServerEvent } from '../client/connection-types.js';
@@ -45,6 +40,7 @@ import type {
   HostEvents,
   HostOptions,
   ServerStatus,
+  UpstreamProtocol,
 } from './host-types.js';
 import { wireHost } from './host-wiring.js';
 import type { Inbox } from './inbox/inbox.js';
@@ -69,6 +65,7 @@ export type {
   HostEvents,
   HostOptions,
   ServerStatus,
+  UpstreamProtocol,
 } from './host-types.js';
 
 /**
@@ -380,12 +377,14 @@ export class Host extends TypedEmitter<HostEvents> {
     return resolveRoots(this.registry.config(server)?.roots, this.parts.defaultRoots);
   }
 
-  /** The era and capabilities `server` is connected with (whether its requests can be relayed). */
-  upstreamProtocol(server: string): { era?: 'modern' | 'legacy'; capabilities?: ServerCapabilities } {
+  /** What `server` is connected with, and what it says about itself (host-types.ts). */
+  upstreamProtocol(server: string): UpstreamProtocol {
     const connection = this.supervisor.connection(server);
     return {
       ...(connection?.era && { era: connection.era }),
       ...(connection?.capabilities && { capabilities: connection.capabilities }),
+      ...(connection?.serverInfo && { serverInfo: connection.serverInfo }),
+      ...(connection?.instructions !== undefined && { instructions: connection.instructions }),
     };
   }
 

@@ -3,12 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCP_LIST_TAG } from '../../src/agents/mcp-list.js';
+import type { MetaContext } from '../../src/agents/meta-tools/context.js';
+import {
+  toolEmbeddingsFromConfig,
+  useSearchEmbeddings,
+} from '../../src/agents/meta-tools/search-embeddings.js';
+import { serverInfoOf } from '../../src/agents/meta-tools/search-tool.js';
 import { AgentSession } from '../../src/agents/session.js';
 import type { GovernanceConfig } from '../../src/core/config/governance-config.js';
 import { type Deferral, normalizeServerEntry } from '../../src/core/server-config.js';
 import { Host } from '../../src/host/host.js';
 import { kitchenSinkBin } from '../fixtures/paths.js';
 import { catalogHas } from '../helpers/wait.js';
+import { startScriptedEmbeddings } from './search/scripted-embeddings.js';
 
 /**
  * An agent session over a real host: three kitchen servers, one deferred (the default), one
@@ -138,6 +145,39 @@ describe('AgentSession', () => {
     expect(echo.why).toEqual(expect.stringContaining('echo'));
     expect(echo).not.toHaveProperty('score');
     expect(echo).not.toHaveProperty('coverage');
+  });
+
+  it('indexes what a live server says about itself: its instructions beside the configured description', async () => {
+    const h = await start();
+    const servers = serverInfoOf({ host: h } as MetaContext, h.catalog());
+    expect(servers.find((s) => s.name === 'lazy')).toEqual({
+      name: 'lazy',
+      description: 'Kitchen lazy',
+      instructions: 'Kitchen sink fixture server',
+    });
+  });
+
+  it('ranks with a configured embeddings endpoint, and without it, saying why, when it fails', async () => {
+    const endpoint = await startScriptedEmbeddings([['florp', 'echo']]);
+    try {
+      const h = await start();
+      useSearchEmbeddings(
+        h,
+        toolEmbeddingsFromConfig({ url: endpoint.url, model: 'scripted', timeoutMs: 10_000 }, {}),
+      );
+      const session = AgentSession.open(h, 'chat-emb');
+      type Found = { json: { tools: { name: string; why: string }[]; note?: string } };
+      const found = (await session.execute('search_tools', { query: 'florp' })).result as unknown as Found;
+      expect(found.json.tools[0]?.name).toMatch(/__echo$/);
+      expect(found.json.tools[0]?.why).toContain('by embedding');
+      endpoint.mode = 'error';
+      const fallback = (await session.execute('search_tools', { query: 'echo back text' }))
+        .result as unknown as Found;
+      expect(fallback.json.tools[0]?.name).toMatch(/__echo$/);
+      expect(fallback.json.note).toContain('Embeddings not used');
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it('says when a search found nothing or only weak matches, and how to search instead', async () => {

@@ -31,6 +31,8 @@ export interface Postings {
   get(term: string): Posting | undefined;
   /** Terms of the catalog that begin with `prefix` and are longer, in order, at most `max`. */
   withPrefix(prefix: string, max: number): string[];
+  /** Every term of the catalog, in order. */
+  terms(): readonly string[];
 }
 
 interface MutablePosting {
@@ -117,6 +119,7 @@ export function buildPostings(tools: readonly ToolFields[]): Postings {
   const vocabulary = [...postings.keys()].sort();
   return {
     get: (term) => postings.get(term),
+    terms: () => vocabulary,
     withPrefix: (prefix, max) => {
       const out: string[] = [];
       for (let i = lowerBound(vocabulary, prefix); i < vocabulary.length && out.length < max; i++) {

@@ -8,7 +8,7 @@ import type { Tool } from '@modelcontextprotocol/client';
  */
 
 /** The part of a tool definition the index reads; a catalog tool's `tool` fits. */
-export type SearchableTool = Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema'>;
+export type SearchableTool = Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>;
 
 /** The text of each searched field of one tool. */
 export interface ToolFields {
@@ -65,7 +65,11 @@ export function toolFields(tool: SearchableTool): ToolFields {
 
   return {
     name: tool.name,
-    title: tool.title ?? '',
+    // The annotation's title is the older place for a display name (2025-03-26); servers
+    // often set one and not the other, and some set both alike.
+    title: [
+      ...new Set([tool.title, tool.annotations?.title].filter((t): t is string => typeof t === 'string')),
+    ].join(' '),
     params: names.join(' '),
     description: tool.description ?? '',
     paramText: text.join(' '),

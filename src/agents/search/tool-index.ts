@@ -1,4 +1,5 @@
 import { SwitchboardError, type SwitchboardErrorCode } from '../../core/errors.js';
+import { buildCatalogNeighbours } from './catalog-neighbours.js';
 import { type ConceptMatch, explainMatch } from './explain.js';
 import { buildPostings } from './postings.js';
 import { type Concept, queryConcepts } from './query-concepts.js';
@@ -6,6 +7,7 @@ import { synonymsOf } from './synonyms.js';
 import { forEachWord, termsOfWord, tokenize } from './tokenize.js';
 import { type SearchableTool, toolFields } from './tool-fields.js';
 import { firstSentence, paramSummary } from './tool-summary.js';
+import { wordVectors } from './word-vectors.js';
 
 /**
  * Ranked search over a tool catalog, behind the `search_tools` meta-tool: with lazy loading a
@@ -45,6 +47,14 @@ export interface ServerInfo {
 export interface ToolIndexOptions {
   /** What servers say about themselves; their words help find their tools. */
   readonly servers?: readonly ServerInfo[];
+  /** Whether query words reach catalog words near them by word vector; default true. */
+  readonly meaning?: boolean;
+  /**
+   * Per entry (same order), its definition's embedding from an embedding provider, unit
+   * length; undefined for an entry that has none. With a query embedding at search time, a
+   * second ranked list by cosine is fused with the word ranking (reciprocal rank fusion).
+   */
+  readonly embeddings?: readonly (Float32Array | undefined)[];
 }
 
 /** Options of {@link ToolIndex.search}. */
@@ -53,6 +63,8 @@ export interface ToolSearchOptions {
   readonly limit?: number;
   /** Only tools of these servers; absent or empty means every server. */
   readonly servers?: readonly string[];
+  /** The query's embedding (unit length) from the provider that embedded the tools. */
+  readonly queryEmbedding?: Float32Array;
 }
 
 /** One result: compact, so a list of them costs a model few tokens. */
@@ -95,6 +107,14 @@ const SERVER_BOOST = 0.5;
 const SERVER_FLOOR = 2;
 /** Lift per share of the query's concepts a server's own words match. */
 const SERVER_ABOUT_BOOST = 0.3;
+/**
+ * Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009): a tool earns
+ * 1 / (RRF_K + rank) from each list it is in, among each list's first RRF_DEPTH.
+ */
+const RRF_K = 60;
+const RRF_DEPTH = 50;
+/** An embedding-ranked hit within this rank says so in its `why`. */
+const EMBEDDING_WHY_RANK = 5;
 
 /** What the exact-name bonus compares a query with, per tool. */
 interface Doc {
@@ -118,6 +138,8 @@ export function createToolIndex(
 ): ToolIndex {
   const fields = entries.map((entry) => toolFields(entry.tool));
   const postings = buildPostings(fields);
+  const near =
+    options.meaning === false ? undefined : buildCatalogNeighbours(postings.terms(), wordVectors());
   const docs: Doc[] = entries.map((entry, i) => ({
     entry,
     nameTerms: tokenize(fields[i]!.name).join(' '),
@@ -127,6 +149,8 @@ export function createToolIndex(
   const serverTerms = new Map<string, readonly string[]>();
   for (const { server } of entries)
     if (!serverTerms.has(server)) serverTerms.set(server, [...new Set(tokenize(server))]);
+  const serverWords = new Set([...serverTerms.values()].flat());
+  const isServerTerm = (term: string) => serverWords.has(term);
   const serverAbout = new Map<string, ReadonlySet<string>>();
   for (const info of options.servers ?? []) {
     const text = [info.title, info.description, info.instructions].filter(Boolean).join(' ');
@@ -137,6 +161,8 @@ export function createToolIndex(
   const best = new Float64Array(docs.length);
   /** Per tool, how many of the query's concepts it matched. */
   const matched = new Uint16Array(docs.length);
+  const lexical = new Float64Array(docs.length);
+  const embeddingRank = new Int32Array(docs.length);
   // Scratch lists reused by every search: a large catalog touches thousands of tools.
   const touched: number[] = [];
   const hitHere: number[] = [];
@@ -157,7 +183,7 @@ export function createToolIndex(
     score.fill(0);
     matched.fill(0);
     touched.length = 0;
-    const concepts = queryConcepts(query, postings);
+    const concepts = queryConcepts(query, postings, { ...(near && { near }), keep: isServerTerm });
     for (const concept of concepts) {
       hitHere.length = 0;
       for (const [expanded, { weight }] of concept) {
@@ -206,11 +232,8 @@ export function createToolIndex(
         .split(/[\s,;"'`()]+/)
         .filter(Boolean),
     );
-    // Only the best `limit` are kept, in order: sorting every matching tool of a large
-    // catalog would cost more than scoring them.
-    const top: Ranked[] = [];
-    const before = (value: number, doc: number, other: Ranked) =>
-      value > other.value || (value === other.value && docs[doc]!.entry.name < docs[other.doc]!.entry.name);
+    // The word list: each matching tool's score with its bonuses.
+    lexical.fill(0);
     for (const doc of touched) {
       const { entry, nameTerms, rawName, catalogName } = docs[doc]!;
       if (allowed && !allowed.has(entry.server)) continue;
@@ -221,21 +244,79 @@ export function createToolIndex(
       if (about !== undefined && score[doc]! > 0) value *= 1 + SERVER_ABOUT_BOOST * about;
       if (nameTerms === queryTerms || queryWords.has(rawName) || queryWords.has(catalogName))
         value *= EXACT_NAME_BOOST;
-      if (value <= 0 || (top.length === limit && !before(value, doc, top[limit - 1]!))) continue;
-      let at = top.length;
-      while (at > 0 && before(value, doc, top[at - 1]!)) at--;
-      top.splice(at, 0, { doc, value });
-      if (top.length > limit) top.pop();
+      lexical[doc] = value;
     }
+    const queryEmbedding = searchOptions.queryEmbedding;
+    embeddingRank.fill(0);
+    const top =
+      queryEmbedding && options.embeddings
+        ? bestOf(fuse(lexical, cosines(options.embeddings, queryEmbedding, allowed), embeddingRank), limit)
+        : bestOf(lexical, limit, touched);
     const words = queryWordsOf(query);
     const parts = concepts.length + (serverShare.size > 0 ? 1 : 0);
     return top.map(({ doc, value }) => {
       const { entry } = docs[doc]!;
       let why = explainMatch(fields[doc]!, matchesOf(doc, concepts), words);
       if (serverShare.has(entry.server)) why = why ? `${why}; server name` : 'server name';
+      const rank = embeddingRank[doc]!;
+      if (rank > 0 && rank <= EMBEDDING_WHY_RANK)
+        why = why
+          ? `${why}; close in meaning (#${rank} by embedding)`
+          : `close in meaning (#${rank} by embedding)`;
       const covered = matched[doc]! + (serverShare.has(entry.server) ? 1 : 0);
       return hit(entry, value, why, parts === 0 ? 0 : Math.min(1, covered / parts));
     });
+  };
+
+  /** The best `limit` positive entries of `values`, in order, ties by name. */
+  const bestOf = (values: Float64Array, limit: number, among?: readonly number[]): Ranked[] => {
+    // Only the best `limit` are kept, in order: sorting every matching tool of a large
+    // catalog would cost more than scoring them.
+    const top: Ranked[] = [];
+    const before = (value: number, doc: number, other: Ranked) =>
+      value > other.value || (value === other.value && docs[doc]!.entry.name < docs[other.doc]!.entry.name);
+    const count = among ? among.length : values.length;
+    for (let i = 0; i < count; i++) {
+      const doc = among ? among[i]! : i;
+      const value = values[doc]!;
+      if (value <= 0 || (top.length === limit && !before(value, doc, top[limit - 1]!))) continue;
+      let at = top.length;
+      while (at > 0 && before(value, doc, top[at - 1]!)) at--;
+      top.splice(at, 0, { doc, value });
+      if (top.length > limit) top.pop();
+    }
+    return top;
+  };
+
+  /** Cosine of each allowed tool that has an embedding with `query` (both unit length). */
+  const cosines = (
+    embeddings: readonly (Float32Array | undefined)[],
+    query: Float32Array,
+    allowed: ReadonlySet<string> | undefined,
+  ): Float64Array => {
+    const out = new Float64Array(docs.length);
+    for (let doc = 0; doc < docs.length; doc++) {
+      const v = embeddings[doc];
+      if (!v || v.length !== query.length || (allowed && !allowed.has(docs[doc]!.entry.server))) continue;
+      let dot = 0;
+      for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
+      // Shifted so that every tool with an embedding ranks, however unrelated.
+      out[doc] = dot + 2;
+    }
+    return out;
+  };
+
+  /** Reciprocal rank fusion of the word and embedding lists; records each tool's embedding rank. */
+  const fuse = (words: Float64Array, meaning: Float64Array, ranks: Int32Array): Float64Array => {
+    const fused = new Float64Array(docs.length);
+    bestOf(words, RRF_DEPTH).forEach(({ doc }, i) => {
+      fused[doc]! += 1 / (RRF_K + i + 1);
+    });
+    bestOf(meaning, RRF_DEPTH).forEach(({ doc }, i) => {
+      fused[doc]! += 1 / (RRF_K + i + 1);
+      ranks[doc] = i + 1;
+    });
+    return fused;
   };
 
   /** For each concept, the term through which `doc` earned most (as the scoring did). */

@@ -17,6 +17,7 @@ import {
   parseGovernance,
 } from './governance-config.js';
 import { shownField } from './issue-text.js';
+import { mergeSearch, parseSearch, type SearchSection, searchSchema } from './search-config.js';
 import { SERVER_NAME_RULE, serverNameProblem } from './server-name.js';
 import {
   mergeTelemetry,
@@ -54,6 +55,7 @@ export const configFileSchema = z
     governance: governanceSchema.optional(),
     gateway: gatewaySchema.optional(),
     telemetry: telemetrySchema.optional(),
+    search: searchSchema.optional(),
   })
   .describe('Switchboard configuration: switchboard.json (project) or ~/.switchboard/config.json (user).');
 
@@ -85,6 +87,8 @@ export interface ConfigFile {
   readonly gateway?: GatewaySection;
   /** The telemetry fields the file sets (telemetry-config.ts); the app gives them their meaning. */
   readonly telemetry?: TelemetrySection;
+  /** The search fields the file sets (search-config.ts): an embedding provider, if any. */
+  readonly search?: SearchSection;
 }
 
 /** What to do with a server entry that does not normalize. */
@@ -98,7 +102,15 @@ export interface NormalizeConfigOptions {
   readonly invalidEntries?: 'throw' | 'collect';
 }
 
-const TOP_LEVEL_FIELDS = ['$schema', 'enabled', 'servers', 'governance', 'gateway', 'telemetry'] as const;
+const TOP_LEVEL_FIELDS = [
+  '$schema',
+  'enabled',
+  'servers',
+  'governance',
+  'gateway',
+  'telemetry',
+  'search',
+] as const;
 
 function fileError(file: string, field: string, problem: string): SwitchboardError {
   return new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${problem}`, {
@@ -137,7 +149,7 @@ export function normalizeConfigFile(
       shownField([key]),
       guess
         ? `unknown field. Did you mean "${guess}"? Rename it.`
-        : 'unknown field. Remove it; a config file holds only "$schema", "enabled", "servers", "governance", "gateway" and "telemetry".',
+        : 'unknown field. Remove it; a config file holds only "$schema", "enabled", "servers", "governance", "gateway", "telemetry" and "search".',
     );
   }
   if (raw.$schema !== undefined && typeof raw.$schema !== 'string') {
@@ -157,6 +169,7 @@ export function normalizeConfigFile(
   const governance = raw.governance !== undefined ? parseGovernance(raw.governance, file) : undefined;
   const gateway = raw.gateway !== undefined ? parseGateway(raw.gateway, file) : undefined;
   const telemetry = raw.telemetry !== undefined ? parseTelemetry(raw.telemetry, file) : undefined;
+  const search = raw.search !== undefined ? parseSearch(raw.search, file) : undefined;
   const normalized: ServerConfig[] = [];
   const invalid: InvalidEntry[] = [];
   for (const [name, entry] of Object.entries(servers)) {
@@ -174,6 +187,7 @@ export function normalizeConfigFile(
     ...(governance !== undefined && { governance }),
     ...(gateway !== undefined && { gateway }),
     ...(telemetry !== undefined && { telemetry }),
+    ...(search !== undefined && { search }),
   };
 }
 
@@ -232,6 +246,7 @@ export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile 
   const governance = mergeGovernance(user.governance ?? {}, project.governance ?? {});
   const gateway = mergeGateway(user.gateway ?? {}, project.gateway ?? {});
   const telemetry = mergeTelemetry(user.telemetry ?? {}, project.telemetry ?? {});
+  const search = mergeSearch(user.search ?? {}, project.search ?? {});
   // The master switch: the project's if it sets one, else the user's.
   const enabled = project.enabled ?? user.enabled;
   return {
@@ -241,5 +256,6 @@ export function mergeConfigs(user: ConfigFile, project: ConfigFile): ConfigFile 
     ...(Object.keys(governance).length > 0 && { governance }),
     ...(Object.keys(gateway).length > 0 && { gateway }),
     ...(Object.keys(telemetry).length > 0 && { telemetry }),
+    ...(Object.keys(search).length > 0 && { search }),
   };
 }

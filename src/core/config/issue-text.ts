@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SwitchboardError } from '../errors.js';
 import { closestName } from './did-you-mean.js';
 
 /**
@@ -81,4 +82,22 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
     current = current.unwrap() as z.ZodType;
   }
   return current;
+}
+
+/**
+ * Validates one top-level section of `file` (`telemetry`, `search`…) with its schema; a
+ * rejection is CONFIG_INVALID naming the file and the dotted field, and saying the fix.
+ */
+export function parseSection<T>(schema: z.ZodType<T>, section: string, raw: unknown, file: string): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const described =
+    issue.code === 'custom'
+      ? { field: shownField(issue.path.map(String)), problem: issue.message }
+      : describeIssue(issue, schema, {});
+  const field = [section, described.field].filter((p) => p !== '' && p !== '(entry)').join('.');
+  throw new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${described.problem}`, {
+    details: { file, field },
+  });
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { SwitchboardError } from '../errors.js';
-import { describeIssue, shownField } from './issue-text.js';
+import { parseSection } from './issue-text.js';
 
 /**
  * The `telemetry` section of a config file: whether Switchboard starts an OpenTelemetry SDK
@@ -83,17 +82,7 @@ export type TelemetrySection = z.infer<typeof telemetrySchema>;
 
 /** Validates the `telemetry` section of `file`; a rejection names the file and the field. */
 export function parseTelemetry(raw: unknown, file: string): TelemetrySection {
-  const parsed = telemetrySchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const described =
-    issue.code === 'custom'
-      ? { field: shownField(issue.path.map(String)), problem: issue.message }
-      : describeIssue(issue, telemetrySchema, {});
-  const field = ['telemetry', described.field].filter((p) => p !== '' && p !== '(entry)').join('.');
-  throw new SwitchboardError('CONFIG_INVALID', `${file}: field "${field}": ${described.problem}`, {
-    details: { file, field },
-  });
+  return parseSection(telemetrySchema, 'telemetry', raw, file);
 }
 
 /** Project settings win field by field, within each sub-object. */

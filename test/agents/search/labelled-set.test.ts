@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { labelledQueries, realServers } from '../../../bench/search-quality.js';
+import { freshQueries, freshServers, labelledQueries, realServers } from '../../../bench/search-quality.js';
 
 /**
  * The labelled set `bench:tokens` reports search quality on: its split into a tune and a
@@ -29,6 +29,34 @@ describe('the labelled search set', () => {
         half: byte % 2 === 0 ? 'tune' : 'held-out',
       });
     }
+  });
+
+  it('labels only tools the snapshots hold', () => {
+    const known = new Set(
+      Object.entries(servers).flatMap(([server, s]) => s.tools.map((t) => `${server}/${t.name}`)),
+    );
+    expect(queries.flatMap((q) => q.expected).filter((name) => !known.has(name))).toEqual([]);
+  });
+});
+
+describe('the fresh labelled set', () => {
+  const queries = freshQueries();
+  const servers = freshServers();
+
+  it('has at least 150 distinct queries of every kind, none taken from the first set', () => {
+    expect(queries.length).toBeGreaterThanOrEqual(150);
+    expect(new Set(queries.map((q) => q.query)).size).toBe(queries.length);
+    expect(new Set(queries.map((q) => q.kind))).toEqual(
+      new Set(['easy', 'paraphrase', 'ambiguous', 'parameter']),
+    );
+    const first = new Set(labelledQueries().map((q) => q.query.toLowerCase()));
+    expect(queries.filter((q) => first.has(q.query.toLowerCase()))).toEqual([]);
+  });
+
+  it('covers every server, six of them new', () => {
+    expect(Object.keys(servers).length - Object.keys(realServers()).length).toBeGreaterThanOrEqual(4);
+    const labelled = new Set(queries.flatMap((q) => q.expected.map((e) => e.split('/')[0])));
+    expect(Object.keys(servers).filter((s) => !labelled.has(s))).toEqual([]);
   });
 
   it('labels only tools the snapshots hold', () => {

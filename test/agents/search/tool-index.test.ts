@@ -211,6 +211,15 @@ describe('createToolIndex', () => {
     expect(small.search('nodes by name')[0]!.name).toBe('mcp__m__open_nodes');
   });
 
+  it("searches a tool's display name from its annotations when it has no title", () => {
+    const index = createToolIndex([
+      entry('crm', 'op_17', 'Runs operation 17.', { annotations: { title: 'Merge duplicate contacts' } }),
+      entry('crm', 'op_18', 'Runs operation 18.'),
+    ]);
+    expect(index.search('merge duplicate contacts')[0]).toMatchObject({ name: 'mcp__crm__op_17' });
+    expect(index.search('merge duplicate contacts')[0]!.why).toContain('in title');
+  });
+
   it('searches nested parameter names and definitions reached by $ref', () => {
     expect(names('observations')[0]).toBe('mcp__memory__create_entities');
     expect(names('currency')[0]).toBe('mcp__billing__charge_card');
