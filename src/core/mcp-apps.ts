@@ -52,7 +52,7 @@ export type AppPermission = 'camera' | 'microphone' | 'geolocation' | 'clipboard
 export interface ResourceUi {
   readonly csp: AppCsp;
   readonly permissions: readonly AppPermission[];
-  /** A dedicated sandbox origin the app asks for (host-dependent; shown, not honoured). */
+  /** A dedicated sandbox origin the app asks for (host-dependent: gateway/ui/app-sandbox.ts answers it). */
   readonly domain?: string;
   readonly prefersBorder?: boolean;
 }

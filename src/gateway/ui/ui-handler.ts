@@ -44,8 +44,8 @@ const TYPES: Readonly<Record<string, string>> = {
 
 /**
  * The dashboard may load its own scripts, styles and images, and talk to its own origin only.
- * It frames nothing but MCP App sandboxes: its own page, or the same gateway under the other
- * loopback name (a different origin, apps/sandbox-url.ts in web/).
+ * It frames nothing but MCP App sandboxes: its own page, or the same gateway under a server's
+ * own name under `.localhost` (app-sandbox.ts; apps/sandbox-url.ts in web/).
  */
 export const UI_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; " +
