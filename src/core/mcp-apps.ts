@@ -52,7 +52,7 @@ export type AppPermission = 'camera' | 'microphone' | 'geolocation' | 'clipboard
 export interface ResourceUi {
   readonly csp: AppCsp;
   readonly permissions: readonly AppPermission[];
-  /** A dedicated sandbox origin the app asks for (host-dependent; shown, not honoured). */
+  /** A dedicated sandbox origin the app asks for (host-dependent: gateway/ui/app-sandbox.ts answers it). */
   readonly domain?: string;
   readonly prefersBorder?: boolean;
 }
@@ -152,19 +152,24 @@ export function resourceUi(meta: unknown): ResourceUi {
  * The Content-Security-Policy an app's document runs under: the spec's restrictive default,
  * widened only by the origins the resource declared (spec §Security Implications,
  * "CSP Construction from Metadata"; `connect-src` is `'none'` unless declared, as in the
- * restrictive default, so an app reaches no network it did not name).
+ * restrictive default, so an app reaches no network it did not name). One addition to the
+ * spec's template: scripts and workers from `blob:` and `data:` URLs, code the view already
+ * holds (the ext-apps reference host allows them too; no network origin comes with them).
  */
 export function appContentSecurityPolicy(csp: AppCsp): string {
   const list = (values: readonly string[]) => (values.length > 0 ? ` ${values.join(' ')}` : '');
   const res = list(csp.resourceDomains);
   return [
     "default-src 'none'",
-    `script-src 'self' 'unsafe-inline'${res}`,
+    // `blob:` and `data:` are code the view already holds (it has 'unsafe-inline' anyway): a
+    // bundle that starts its worker or a module from one (PDF.js does) runs; no origin is added.
+    `script-src 'self' 'unsafe-inline' blob: data:${res}`,
     `style-src 'self' 'unsafe-inline'${res}`,
     `img-src 'self' data:${res}`,
     `font-src 'self'${res}`,
     `media-src 'self' data:${res}`,
     `connect-src ${csp.connectDomains.length > 0 ? csp.connectDomains.join(' ') : "'none'"}`,
+    `worker-src 'self' blob: data:${res}`,
     `frame-src ${csp.frameDomains.length > 0 ? csp.frameDomains.join(' ') : "'none'"}`,
     "object-src 'none'",
     `base-uri ${csp.baseUriDomains.length > 0 ? csp.baseUriDomains.join(' ') : "'self'"}`,

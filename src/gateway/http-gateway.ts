@@ -21,7 +21,8 @@ import type { ToolAnswer } from './mcp/upstream-calls.js';
 import { ReplicaSet, replicaUrl } from './replicas/replica-set.js';
 import { SharedIdempotency } from './replicas/shared-idempotency.js';
 import { TaskLedger } from './tasks/task-ledger.js';
-import { createUiHandler } from './ui/ui-handler.js';
+import { sandboxSigner as appSandboxSigner } from './ui/app-sandbox.js';
+import { createUiHandler, isSandboxPath } from './ui/ui-handler.js';
 
 /**
  * `switchboard serve`: the governed catalog as one MCP server over Streamable HTTP, both eras
@@ -172,13 +173,16 @@ export async function startHttpGateway(
   let mcpUrl = '';
   /** The port bound, for the login cookie's name where a request does not say (in-process calls). */
   let listenerPort = settings.port;
+  // Issues (API) and checks (UI) the sandbox pages of MCP App views; replicas share the CSRF key.
+  const sandboxSigner = appSandboxSigner(options.csrfKey);
   const api = createApiHandler({
     host,
     settings,
     mcpUrl: () => mcpUrl,
     ...(options.csrfKey && { csrfKey: options.csrfKey }),
+    sandboxSigner,
   });
-  const ui = createUiHandler({ ...(options.uiDir && { dir: options.uiDir }) });
+  const ui = createUiHandler({ ...(options.uiDir && { dir: options.uiDir }), sandboxSigner });
   const media = host.mediaHandler();
 
   const handler = async (ctx: GatewayContext): Promise<Response> => {
@@ -249,6 +253,7 @@ export async function startHttpGateway(
     // Each of N replicas grants 1/N of every rate limit: together, behind an even balancer,
     // they grant what is configured.
     ...(replicas && { rateShare: () => replicas.share }),
+    sandboxPaths: (pathname) => isSandboxPath(pathname),
     isPublic: (pathname) => {
       const area = dashboardArea(pathname);
       return area === 'ui' || area === 'root' || area === 'health';

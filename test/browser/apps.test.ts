@@ -12,20 +12,28 @@ import { serveSwitchboard } from './support/switchboard-process.js';
  * view gets the call's input and result, resizes, calls its app-only tool back (audited as
  * from the app) and is refused a model-only one; the Apps page opens a view with the last
  * result; a hostile view reaches neither the dashboard, nor its cookies or storage, nor any
- * network its CSP does not name.
+ * network its CSP does not name; each server's views run on an origin of their own, whose
+ * storage no other server's views see, from sandbox pages served only as the API issued them.
  */
 let dashboard: Dashboard;
 
 beforeAll(async () => {
   await buildFixtures();
   dashboard = await openDashboard({
+    // As Chrome's default settings: a view's origin, another site than the dashboard's, keeps
+    // storage (partitioned under the dashboard's site).
+    thirdPartyStorage: true,
     run: () =>
       serveSwitchboard({
         governance: { mode: 'full-auto' },
-        servers: { apps: { command: process.execPath, args: [appsServerBin] } },
+        // The same app under two names: two servers, whose views must not share an origin.
+        servers: {
+          apps: { command: process.execPath, args: [appsServerBin] },
+          twin: { command: process.execPath, args: [appsServerBin] },
+        },
       }),
   });
-  await dashboard.untilConnected(['apps']);
+  await dashboard.untilConnected(['apps', 'twin']);
 });
 
 afterAll(async () => {
@@ -50,11 +58,17 @@ describe('MCP Apps in the dashboard', () => {
     // Resized to what the view asked (the bridge's size-changed), from the frame's first height.
     const proxy = page.locator('iframe.app-frame');
     await expect.poll(() => proxy.getAttribute('style'), { timeout: WAIT_MS }).toMatch(/height: \d+px/);
-    // The proxy is another origin; the view's own frame has scripts and nothing else.
-    expect(await proxy.getAttribute('src')).toMatch(/^http:\/\/localhost:\d+\/ui\/sandbox\.html\?/);
-    expect(await page.frameLocator('iframe.app-frame').locator('iframe').getAttribute('sandbox')).toBe(
-      'allow-scripts',
+    // The proxy is at the origin of this server's views; the view's frame shares it, and
+    // has scripts and that origin's storage, nothing else.
+    expect(await proxy.getAttribute('src')).toMatch(
+      /^http:\/\/app-[0-9a-f]{16}\.localhost:\d+\/ui\/sandbox\.html\?/,
     );
+    expect(await page.frameLocator('iframe.app-frame').locator('iframe').getAttribute('sandbox')).toBe(
+      'allow-scripts allow-same-origin',
+    );
+    // The domain the view declared is one this host cannot provide: said under the view.
+    expect(await page.getByTestId('app-domain').getAttribute('data-honoured')).toBe('false');
+    expect(await page.getByTestId('app-domain').textContent()).toMatch(/cannot provide/);
 
     await view.locator('#increment').click();
     await view.locator('#called').waitFor({ timeout: WAIT_MS });
@@ -84,23 +98,16 @@ describe('MCP Apps in the dashboard', () => {
     await screenshot(page, 'apps-page');
   });
 
-  it('contains a hostile view: no parent, no cookies or storage, no network outside its CSP', async () => {
+  it('contains a hostile view: not the dashboard, nor its cookies, nor network outside its CSP', async () => {
     const { page } = dashboard;
-    await dashboard.open('#/tools/mcp__apps__show_hostile');
-    await page.getByRole('button', { name: 'Run' }).click();
-    const view = viewOf(dashboard);
-    await view.locator('#out[data-reported="yes"]').waitFor({ timeout: WAIT_MS });
-    const answer = await dashboard.api<ApiCallResult>('POST', '/api/tools/mcp__apps__last_report/call', {
-      arguments: {},
-    });
-    const first = answer.body.content[0];
-    const findings = JSON.parse(first?.type === 'text' ? first.text : 'null') as Record<string, string>;
-    expect(findings.parentDocument).toMatch(/^blocked: SecurityError/);
+    const findings = await runHostile('apps', 'hostile');
+    // Its parent is its own sandbox proxy, on its own server's origin; the dashboard is out of reach.
+    expect(findings.parentDocument).toBe('reached: Switchboard app sandbox');
     expect(findings.topDocument).toMatch(/^blocked: SecurityError/);
-    expect(findings.parentLocation).toMatch(/^blocked/);
-    expect(findings.cookie).toMatch(/^blocked: SecurityError/);
-    expect(findings.localStorage).toMatch(/^blocked: SecurityError/);
-    expect(findings.origin).toBe('reached: null');
+    // Cookies and storage are its origin's own: none of the dashboard's.
+    expect(findings.cookie).toBe('reached: ');
+    expect(findings.localStorage).toBe('reached: null');
+    expect(findings.origin).toMatch(/^reached: http:\/\/app-[0-9a-f]{16}\.localhost:\d+$/);
     expect(findings.popup).toBe('reached: null');
     expect(findings.dashboardApi).toMatch(/^blocked/);
     expect(findings.otherOrigin).toMatch(/^blocked/);
@@ -113,4 +120,58 @@ describe('MCP Apps in the dashboard', () => {
     expect((await dashboard.api('GET', '/api/session')).status).toBe(200);
     await screenshot(page, 'app-hostile');
   });
+
+  it("gives each server's views an origin of their own: storage kept, never another server's", async () => {
+    const first = await runHostile('apps', 'apps-1');
+    expect(first.markLeft).toBe('reached: apps-1');
+    const twin = await runHostile('twin', 'twin-1');
+    // Another server, another origin: the first's mark is not in its storage.
+    expect(twin.origin).not.toBe(first.origin);
+    expect(twin.storedMark).toBe('reached: null');
+    expect(await dashboard.page.getByTestId('app-origin').getAttribute('data-origin')).toBe(
+      twin.origin?.replace(/^reached: /, ''),
+    );
+    // The same server again: the same origin, with what its view left there.
+    const again = await runHostile('apps', 'apps-2');
+    expect(again.origin).toBe(first.origin);
+    expect(again.storedMark).toBe('reached: apps-1');
+    await screenshot(dashboard.page, 'app-origins');
+  });
+
+  it("serves a view's sandbox page only as the API issued it", async () => {
+    const { page } = dashboard;
+    await dashboard.open('#/tools/mcp__apps__show_hostile');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await viewOf(dashboard).locator('#out[data-reported="yes"]').waitFor({ timeout: WAIT_MS });
+    const issued = new URL((await page.locator('iframe.app-frame').getAttribute('src')) ?? '');
+    // The same page with a wider policy than the one the token was issued for.
+    const wider = new URL(issued);
+    wider.searchParams.set('csp', `${issued.searchParams.get('csp')}; connect-src https://exfiltrate.test`);
+    const other = await dashboard.browser.context.newPage();
+    try {
+      expect((await other.goto(wider.href))?.status()).toBe(403);
+      // Nothing of the dashboard under a view's origin: not its pages, nor its API.
+      expect((await other.goto(new URL('/ui/index.html', issued).href))?.status()).toBe(403);
+      expect((await other.goto(new URL('/api/servers', issued).href))?.status()).toBe(403);
+    } finally {
+      await other.close();
+    }
+  });
 });
+
+/**
+ * Runs the hostile view of `server` with `mark`, and answers what it reported (through the
+ * app-only `report`, read back with `last_report`).
+ */
+async function runHostile(server: string, mark: string): Promise<Record<string, string>> {
+  const { page } = dashboard;
+  await dashboard.open(`#/tools/mcp__${server}__show_hostile`);
+  await page.getByLabel('mark').fill(mark);
+  await page.getByRole('button', { name: 'Run' }).click();
+  await viewOf(dashboard).locator('#out[data-reported="yes"]').waitFor({ timeout: WAIT_MS });
+  const answer = await dashboard.api<ApiCallResult>('POST', `/api/tools/mcp__${server}__last_report/call`, {
+    arguments: {},
+  });
+  const first = answer.body.content[0];
+  return JSON.parse(first?.type === 'text' ? first.text : 'null') as Record<string, string>;
+}

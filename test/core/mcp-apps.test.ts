@@ -82,7 +82,8 @@ describe('the CSP of a view', () => {
     expect(ui).toMatchObject({ domain: 'abc.example.test', prefersBorder: false });
     const csp = appContentSecurityPolicy(ui.csp);
     expect(csp).toContain('connect-src https://api.test wss://rt.test:8443;');
-    expect(csp).toContain("script-src 'self' 'unsafe-inline' https://*.cdn.test;");
+    expect(csp).toContain("script-src 'self' 'unsafe-inline' blob: data: https://*.cdn.test;");
+    expect(csp).toContain("worker-src 'self' blob: data: https://*.cdn.test;");
     expect(csp).toContain('frame-src https://www.youtube.com;');
     expect(csp).not.toMatch(/unsafe-eval|x\.test|\* |p\.test/);
   });

@@ -139,6 +139,8 @@ describe('over HTTP, both eras, the fast paths included', () => {
         const listed = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
         expect(await listed(yes)).toContain('mcp__apps__increment');
         expect(await listed(no)).not.toContain('mcp__apps__increment');
+        // As a host does before it renders the view (apps-binding.test.ts: what comes without).
+        await yes.readResource({ uri: 'ui://counter/view.html' });
         const called = await yes.callTool({ name: 'mcp__apps__increment', arguments: {} });
         expect(called.isError, open.name).toBeFalsy();
         const refused = await rpcError(no.callTool({ name: 'mcp__apps__increment', arguments: {} }));

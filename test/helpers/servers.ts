@@ -20,6 +20,12 @@ export const filesystemBin = join(
   dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')),
   'dist/index.js',
 );
+/** Published MCP Apps servers (stdio with `--stdio`): each ships its view in its package. */
+export const pdfAppServerBin = join(dirname(require.resolve('@modelcontextprotocol/server-pdf')), 'index.js');
+export const basicAppServerBin = join(
+  dirname(require.resolve('@modelcontextprotocol/server-basic-vanillajs')),
+  'index.js',
+);
 const preload = join(here, 'loopback-preload.cjs');
 
 export function stdioEntry(name: string, args: string[], extra: Partial<RawServerEntry> = {}): ServerConfig {

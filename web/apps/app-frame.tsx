@@ -36,7 +36,7 @@ export function AppFrame(props: { readonly app: ApiResultApp }) {
   useEffect(() => {
     const iframe = frame.current;
     if (!view || !iframe) return;
-    const target = sandboxFrame(window.location, view.csp);
+    const target = sandboxFrame(window.location, view);
     const bridge = new AppBridge(
       null,
       { name: 'Switchboard', version: '1' },
@@ -104,7 +104,8 @@ export function AppFrame(props: { readonly app: ApiResultApp }) {
     >
       <iframe ref={frame} title={`App of ${app.tool}`} class="app-frame" data-app={app.resourceUri} />
       <figcaption class="muted">
-        App <code>{app.resourceUri}</code> of server <strong>{app.server}</strong>, sandboxed
+        App <code>{app.resourceUri}</code> of server <strong>{app.server}</strong>, sandboxed{' '}
+        {view && <OriginNote view={view} />}
       </figcaption>
     </figure>
   );
@@ -124,4 +125,29 @@ function permissionsOf(allow: string): Record<string, object> {
     if (name) out[name] = {};
   }
   return out;
+}
+
+/** Where the view runs, and what became of a domain it declared (said, never silently dropped). */
+function OriginNote(props: { readonly view: ApiAppView }) {
+  const { view } = props;
+  const target = sandboxFrame(window.location, view);
+  return (
+    <>
+      {target.origin === 'null' ? (
+        <span data-testid="app-origin" data-origin="null">
+          in an opaque origin without storage (open the dashboard on localhost for each server's views to get
+          an origin of their own)
+        </span>
+      ) : (
+        <span data-testid="app-origin" data-origin={target.origin}>
+          at <code>{target.origin}</code>, the origin of this server's views
+        </span>
+      )}
+      {view.domainNotice !== undefined && (
+        <span data-testid="app-domain" data-honoured={String(view.domainHonoured === true)}>
+          . {view.domainNotice}
+        </span>
+      )}
+    </>
+  );
 }

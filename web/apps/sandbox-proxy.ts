@@ -2,9 +2,13 @@
  * The MCP Apps sandbox proxy (SEP-1865 §Sandbox proxy): the page the dashboard frames under
  * another origin, which holds the view in an inner frame and relays messages both ways.
  *
- * - The view's frame is `sandbox="allow-scripts"` and nothing more: an opaque origin, so it
- *   reaches neither this page, nor the dashboard, nor any storage or cookie. `allow-same-origin`
- *   is never set on it, whatever the host asks.
+ * - On its server's own origin (`app-<hex>.localhost`, sandbox-url.ts) the view's frame is
+ *   `sandbox="allow-scripts allow-same-origin"`: the view runs at that origin, with the
+ *   storage of its server's views and no one else's; it shares the origin with this page,
+ *   whose only power is to relay its messages, and whose policy it cannot change (the page is
+ *   served only with the token the API issued for this CSP). Anywhere else (the dashboard's
+ *   own origin, sandboxed opaque) the frame is `allow-scripts` alone: an opaque origin, no
+ *   storage, no cookies. Never more, whatever the host asks.
  * - Its document is a `srcdoc`, which runs under this page's Content-Security-Policy (the
  *   gateway builds it from the view's declared origins, ui-handler.ts) and under the same
  *   policy again in a `<meta>` put first in its head.
@@ -26,6 +30,9 @@ const PERMISSIONS: Record<string, string> = {
   clipboardWrite: 'clipboard-write',
 };
 
+/** Whether this page runs at a server's own sandbox origin (else at an opaque one). */
+const ownOrigin = /^app-[0-9a-f]{16}\.localhost$/.test(location.hostname);
+
 let inner: HTMLIFrameElement | undefined;
 
 function methodOf(data: unknown): string | undefined {
@@ -46,7 +53,7 @@ function withPolicy(html: string): string {
 function load(html: string, permissions: Record<string, unknown> | undefined): void {
   inner?.remove();
   const frame = document.createElement('iframe');
-  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.setAttribute('sandbox', ownOrigin ? 'allow-scripts allow-same-origin' : 'allow-scripts');
   const allow = Object.keys(permissions ?? {})
     .map((p) => PERMISSIONS[p])
     .filter(Boolean)

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { GatewayConfig } from '../../core/config/gateway-config.js';
 import type { Host } from '../../host/host.js';
 import type { GatewayContext, GatewayLogger } from '../http/context.js';
+import { type SandboxSigner, sandboxSigner } from '../ui/app-sandbox.js';
 import { ApiProblem, problemResponse } from './api-errors.js';
 import { LastAppResults } from './app-results.js';
 import { CSRF_HEADER, createCsrf } from './csrf.js';
@@ -44,6 +45,8 @@ export interface ApiHandlerOptions {
   readonly mcpUrl: () => string;
   /** Signs CSRF tokens (`csrfKey` of the shared secret key); default: random per process. */
   readonly csrfKey?: Uint8Array;
+  /** Signs the sandbox pages of MCP App views (ui/app-sandbox.ts); default: random per process. */
+  readonly sandboxSigner?: SandboxSigner;
 }
 
 /** What a route without query parameters accepts: none. */
@@ -76,7 +79,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     ...sessionRoutes(deps, () => routes),
     ...serverRoutes(deps),
     ...toolRoutes(deps, lastResults),
-    ...appRoutes(deps, lastResults),
+    ...appRoutes(deps, lastResults, options.sandboxSigner ?? sandboxSigner()),
     ...catalogRoutes(deps),
     ...inboxRoutes(deps),
     ...recordRoutes(deps),

@@ -187,7 +187,15 @@ export const apiAppViewSchema = z
     csp: z.string().describe('The Content-Security-Policy it runs under: declared origins only.'),
     allow: z.string().describe("The inner frame's `allow` attribute."),
     prefersBorder: z.boolean().optional(),
-    domain: z.string().optional().describe('A dedicated origin the view asked for; shown, not honoured.'),
+    sandbox: z
+      .object({
+        domain: z.string().describe("The view's own origin: its server's domain under .localhost."),
+        token: z.string().describe('What its sandbox page is served with: it binds the domain and the CSP.'),
+      })
+      .describe("Where the view runs: its server's own origin, the same on every run."),
+    domain: z.string().optional().describe('The dedicated domain the view declared (`_meta.ui.domain`).'),
+    domainHonoured: z.boolean().optional().describe('Whether the view runs at the domain it declared.'),
+    domainNotice: z.string().optional().describe('Where the view runs instead, and why.'),
   })
   .register(responseSchemas, { id: 'ApiAppView' });
 

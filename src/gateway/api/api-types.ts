@@ -169,8 +169,18 @@ export interface ApiAppView {
   /** The inner frame's `allow` attribute. */
   readonly allow: string;
   readonly prefersBorder?: boolean;
-  /** A dedicated origin the view asked for; shown, not honoured. */
+  /**
+   * The view's own origin: its server's domain under `.localhost` (the dashboard frames the
+   * sandbox there when it is opened on a loopback name) and the token its sandbox page is
+   * served with (it binds the domain and `csp`).
+   */
+  readonly sandbox: { readonly domain: string; readonly token: string };
+  /** The dedicated domain the view declared (`_meta.ui.domain`), if any. */
   readonly domain?: string;
+  /** Whether the view runs at the domain it declared (present when it declared one). */
+  readonly domainHonoured?: boolean;
+  /** Where the view runs instead and why (present when it declared a domain). */
+  readonly domainNotice?: string;
 }
 
 /** A tool with a view, for the Apps page (`GET /api/apps`). */

@@ -55,6 +55,8 @@ export interface SecurityChainOptions {
    * (round-robin) balancer, so that together they grant the configured rate. Default 1.
    */
   readonly rateShare?: () => number;
+  /** The paths served under an MCP App view's own origin (host-origin.ts). Default: none. */
+  readonly sandboxPaths?: (pathname: string) => boolean;
 }
 
 /**
@@ -86,6 +88,7 @@ export function buildSecurityChain(
       allowedHosts: settings.allowedHosts,
       allowedOrigins: settings.allowedOrigins,
       ...(options.relayed && { exempt: options.relayed }),
+      ...(options.sandboxPaths && { sandboxPaths: options.sandboxPaths }),
     }),
     // 4. Security headers on every response from here inwards (refusals made above get the
     //    same headers where errors become responses, in errorResponse below).

@@ -10,7 +10,9 @@ import {
   withoutUiMeta,
 } from '../../core/mcp-apps.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
+import type { Host } from '../../host/host.js';
 import { callerCapabilities } from './consent-gate.js';
+import type { OpenedViews, ViewScope } from './opened-views.js';
 import { TaskAwareServer } from './task-routes.js';
 
 /**
@@ -26,10 +28,13 @@ import { TaskAwareServer } from './task-routes.js';
  * 'model'").
  *
  * Through the gateway a client sees one server where there are many: its host would let a
- * view of one upstream call another upstream's tools. The gateway cannot tell a view's call
- * from its model's on the MCP wire (neither carries a mark), so that rule is kept where the
- * caller is known: the dashboard's app calls (`POST /api/apps/call`) reach only the view's own
- * server (docs/apps.md).
+ * view of one upstream call another upstream's app-only tools. The gateway cannot tell a
+ * view's call from its model's on the MCP wire (neither carries a mark), but it sees which
+ * views a caller reads: an app-only tool of server S is callable only in a scope that has read
+ * one of S's views (opened-views.ts), refused and audited otherwise, and audited as the app's
+ * when it runs. Tools the model may call stay callable as model tools. Where the caller is
+ * known exactly — the dashboard's app calls (`POST /api/apps/call`) — a view reaches only its
+ * own server's tools (docs/apps.md).
  */
 
 /** What the gateway declares of the extension when some caller may use it. */
@@ -58,6 +63,48 @@ export function listedTools(tools: ReadonlyMap<string, CatalogTool>, declared: b
 /** Whether `entry` may be called by a caller that did (or did not) declare MCP Apps. */
 export function callableBy(entry: CatalogTool, declared: boolean): boolean {
   return declared || isModelVisible(entry.tool);
+}
+
+/**
+ * Where a request's view reads count (opened-views.ts): its 2025 session (the session's server
+ * instance) or, for a 2026-07-28 request, which has none, its principal.
+ */
+export function viewScope(server: Server, ctx: ServerContext, principal: string): ViewScope {
+  return ctx.mcpReq.envelope === undefined ? { session: server } : { principal };
+}
+
+/**
+ * Why a call of `entry` is refused to a caller that declared MCP Apps, when `entry` is app-only
+ * (its visibility leaves out "model") and the caller's scope has read none of its server's
+ * views: the text of the tool error, after a denied audit record (`via: "app"`, as the
+ * dashboard's refusals). Undefined when the call may go on: a tool the model may call, or an
+ * app-only tool of a server whose view this scope has read.
+ */
+export async function appOnlyRefusal(
+  host: Host,
+  call: {
+    readonly views: OpenedViews;
+    readonly scope: ViewScope;
+    readonly entry: CatalogTool;
+    readonly name: string;
+    readonly session: string;
+  },
+): Promise<string | undefined> {
+  const { entry } = call;
+  if (isModelVisible(entry.tool) || call.views.has(call.scope, entry.server)) return undefined;
+  const reason = `no view of server "${entry.server}" was read in this ${'session' in call.scope ? 'session' : "principal's requests"}`;
+  await host.governor.note({
+    action: 'tool_call',
+    session: call.session,
+    server: entry.server,
+    outcome: 'denied',
+    details: { tool: entry.tool.name, via: 'app', reason },
+  });
+  return (
+    `${call.name} is refused: its visibility is ["app"], so only a view of server "${entry.server}" may call it, ` +
+    `and ${reason}. A host reads a view (resources/read of its ui:// URI) before it renders it; ` +
+    "a view calls its own server's app-only tools, never another server's."
+  );
 }
 
 /**

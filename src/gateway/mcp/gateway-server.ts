@@ -16,11 +16,13 @@ import { MANAGEMENT_SERVER, runManagementTool } from '../../host/management/mana
 import { TaskLedger } from '../tasks/task-ledger.js';
 import { tasksOffered } from '../tasks/task-policy.js';
 import {
+  appOnlyRefusal,
   appsServerCapability,
   callableBy,
   callerDeclaresApps,
   GatewayMcpServer,
   listedTools,
+  viewScope,
   viewServer,
 } from './app-routes.js';
 import { consentFor } from './consent-gate.js';
@@ -28,6 +30,7 @@ import { type ExposedPrompt, exposeFilter, type NamingMode } from './exposed-nam
 import { type ExposedSkills, skillSubject } from './exposed-skills.js';
 import type { Idempotency } from './idempotency.js';
 import { checkInputCaps, type InputLimits, refuseOversized } from './input-caps.js';
+import { OpenedViews } from './opened-views.js';
 import { completeOwnTemplate } from './own-resources.js';
 import { parkToolCall } from './parked-tool-call.js';
 import { argumentsDigest, type RelayState, relayStateCodec, relayStateKey } from './relay-state.js';
@@ -108,10 +111,27 @@ export interface GatewayServerOptions {
    * settings, for gateways built without one.
    */
   readonly tasks?: TaskLedger;
+  /**
+   * Which servers' views each caller has read (opened-views.ts): what lets a view call its
+   * own server's app-only tools. Default: one per host, so a principal's 2026-07-28 requests,
+   * each served by a server of its own, share it.
+   */
+  readonly openedViews?: OpenedViews;
 }
 
 let processCodec: RequestStateCodec<RelayState> | undefined;
 const hostLedgers = new WeakMap<Host, TaskLedger>();
+const hostViews = new WeakMap<Host, OpenedViews>();
+
+/** The opened views of a gateway built without its own: one per host. */
+function defaultViews(host: Host): OpenedViews {
+  let views = hostViews.get(host);
+  if (views === undefined) {
+    views = new OpenedViews();
+    hostViews.set(host, views);
+  }
+  return views;
+}
 
 /** The ledger of a gateway built without one: one per host, default settings. */
 function defaultLedger(host: Host): TaskLedger {
@@ -129,6 +149,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     ...input,
     relayState: input.relayState ?? processCodec,
     tasks: input.tasks ?? defaultLedger(input.host),
+    openedViews: input.openedViews ?? defaultViews(input.host),
   };
   const { host, principal } = options;
   const promptFilter = exposeFilter(options.expose.prompts);
@@ -174,6 +195,7 @@ export function createGatewayServer(input: GatewayServerOptions): Server {
     apps: {
       declared: (ctx) => callerDeclaresApps(server, ctx),
       viewServer: (uri) => viewServer(tools(), uri),
+      read: (ctx, viewOf) => options.openedViews.open(viewScope(server, ctx, principal.id), viewOf),
     },
     ...(skills && { skills }),
   });
@@ -294,6 +316,15 @@ function registerToolRoutes(
       throw unservedTool(host, { principal, naming: options.naming, expose: options.expose.tools }, name);
     const tooBig = checkInputCaps(args, options.limits);
     if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
+    // An app-only tool is for a view of its own server: one this caller has read (app-routes.ts).
+    const refused = await appOnlyRefusal(host, {
+      views: options.openedViews,
+      scope: viewScope(server, ctx, principal.id),
+      entry,
+      name,
+      session: principal.id,
+    });
+    if (refused !== undefined) return errorResult(refused);
     const state = roundState(ctx, name, args);
     const consent = await consentFor(
       { host, principal: principal.id, mode: options.consent, consentedBefore: state?.c === true },

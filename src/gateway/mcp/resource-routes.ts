@@ -41,12 +41,15 @@ export interface ResourceRouteDeps {
   readonly subscriptions?: ResourceSubscriptions;
   /**
    * MCP Apps views (app-routes.ts): whether the caller declared the extension (else `ui://`
-   * resources are not there for it), and the server whose served tools name a view URI (a
-   * view its server does not list is read from there). Absent: views are resources like any.
+   * resources are not there for it), the server whose served tools name a view URI (a view
+   * its server does not list is read from there), and where a read view is noted. Absent:
+   * views are resources like any.
    */
   readonly apps?: {
     declared(ctx: ServerContext): boolean;
     viewServer(uri: string): string | undefined;
+    /** The caller of `ctx` read a view of `server` (opened-views.ts). */
+    read(ctx: ServerContext, server: string): void;
   };
   /**
    * The skills this caller is served (skill-routes.ts): their files are listed under the
@@ -144,6 +147,8 @@ export function registerResourceRoutes(server: Server, deps: ResourceRouteDeps):
         ...(((isAppUri(to.uri) && deps.apps) || to.skill) && { raw: true }),
       }),
     );
+    // A view read: its server's app-only tools are now there for this caller's views.
+    if (isAppUri(to.uri)) deps.apps?.read(ctx, to.server);
     return { ...result, contents: contentsAsServed(result.contents, to, uri) };
   });
 

@@ -17,6 +17,7 @@ import type { LogEntry } from '../../client/connection-types.js';
 import type { RelayAnswer, RelayedRequest } from '../../client/relay.js';
 import type { ElicitationParams, SamplingParams } from '../../client/server-requests.js';
 import { describeError, isSwitchboardError } from '../../core/errors.js';
+import { isModelVisible } from '../../core/mcp-apps.js';
 import type { Caller } from '../../host/caller-relay.js';
 import type { CatalogTool } from '../../host/catalog/catalog.js';
 import type { AskApproval } from '../../host/governance/governor.js';
@@ -25,6 +26,7 @@ import type { TaskLedger } from '../tasks/task-ledger.js';
 import { CONSENT_KEY } from './consent-gate.js';
 import type { GatewayServerOptions } from './gateway-server.js';
 import { asLoggingLevel, atLeast } from './log-levels.js';
+import type { OpenedViews } from './opened-views.js';
 import { argumentsDigest, type RelayState } from './relay-state.js';
 import { recordRelayedTask } from './relayed-tasks.js';
 import { TaskAnswer } from './task-routes.js';
@@ -45,6 +47,7 @@ export type ToolAnswer = CallToolResult | InputRequiredResult;
 export type RelayOptions = GatewayServerOptions & {
   readonly relayState: RequestStateCodec<RelayState>;
   readonly tasks: TaskLedger;
+  readonly openedViews: OpenedViews;
 };
 
 /**
@@ -247,6 +250,8 @@ export async function withCallRelays<T extends ToolAnswer>(
     return await run({
       session: options.principal.id,
       signal: relays.signal ?? ctx.mcpReq.signal,
+      // Only a view reaches an app-only tool here (app-routes.ts): the host audits it as the app's.
+      ...(!isModelVisible(entry.tool) && { app: { server: entry.server } }),
       ...(progressToken !== undefined && {
         onProgress: (progress) => {
           // Under the token of the request being served now (a later round has its own, or none).

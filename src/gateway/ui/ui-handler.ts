@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appContentSecurityPolicy, resourceUi } from '../../core/mcp-apps.js';
+import { type SandboxSigner, sandboxLabelOfName } from './app-sandbox.js';
 
 /**
  * Serves the dashboard's built files (web/, bundled into dist/web/ by `npm run build:web`,
@@ -15,6 +16,11 @@ export interface UiHandlerOptions {
   readonly dir?: string;
   /** The path the files are served under, without a trailing slash; default `/ui`. */
   readonly prefix?: string;
+  /**
+   * Checks the tokens of sandbox pages served under a view's own origin (app-sandbox.ts).
+   * Without it, nothing is served under such an origin.
+   */
+  readonly sandboxSigner?: SandboxSigner;
 }
 
 const fromSource = import.meta.url.endsWith('.ts');
@@ -38,16 +44,22 @@ const TYPES: Readonly<Record<string, string>> = {
 
 /**
  * The dashboard may load its own scripts, styles and images, and talk to its own origin only.
- * It frames nothing but MCP App sandboxes: its own page, or the same gateway under the other
- * loopback name (a different origin, apps/sandbox-url.ts in web/).
+ * It frames nothing but MCP App sandboxes: its own page, or the same gateway under a server's
+ * own name under `.localhost` (app-sandbox.ts; apps/sandbox-url.ts in web/).
  */
 export const UI_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; " +
-  "connect-src 'self'; font-src 'self'; frame-src 'self' http://127.0.0.1:* http://localhost:*; " +
+  "connect-src 'self'; font-src 'self'; frame-src 'self' http://*.localhost:*; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/** The MCP App sandbox proxy's page (web/apps/sandbox-proxy.ts). */
+/** The MCP App sandbox proxy's page (web/apps/sandbox-proxy.ts) and its script. */
 const SANDBOX_PAGE = 'sandbox.html';
+const SANDBOX_FILES: ReadonlySet<string> = new Set([SANDBOX_PAGE, 'sandbox.js']);
+
+/** Whether `pathname` is one of the files a view's own origin serves (host-origin.ts lets them through). */
+export function isSandboxPath(pathname: string, prefix = '/ui'): boolean {
+  return pathname.startsWith(`${prefix}/`) && SANDBOX_FILES.has(pathname.slice(prefix.length + 1));
+}
 
 /** An origin as the sandbox's `host` parameter must give it (the dashboard's, which frames it). */
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
@@ -113,6 +125,23 @@ export function createUiHandler(options: UiHandlerOptions = {}): UiHandler {
     }
     // Anything that is not a file of the bundle is the app itself (client-side routes).
     const file = rest === '' || !extname(rest) ? 'index.html' : normalize(rest);
+    // A view's own origin serves its sandbox proxy and nothing of the dashboard; the page only
+    // with the policy the API issued for that server's view (app-sandbox.ts), signed in `sig`
+    // (a `token` query is the local sign-in link's, local-login.ts).
+    const label = sandboxLabelOfName(url.hostname);
+    if (label !== undefined) {
+      if (!SANDBOX_FILES.has(file) || !options.sandboxSigner) return plain(404, 'Not found.');
+      const query = url.searchParams;
+      if (
+        file === SANDBOX_PAGE &&
+        !options.sandboxSigner.verify(label, query.get('csp') ?? '', query.get('sig') ?? '')
+      ) {
+        return plain(
+          403,
+          "This sandbox page was not issued for this server's view: open the view from the dashboard, which asks the API for it.",
+        );
+      }
+    }
     if (file.startsWith('..') || file.includes(`${sep}..`) || file.startsWith(sep) || file.includes('\0')) {
       return plain(404, 'Not found.');
     }

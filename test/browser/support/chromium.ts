@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,10 +41,26 @@ export function chromiumPath(): string {
 }
 
 export async function openBrowser(
-  options: { readonly colorScheme?: 'light' | 'dark' } = {},
+  options: {
+    readonly colorScheme?: 'light' | 'dark';
+    /**
+     * Let frames of other sites keep storage (partitioned by the top site), as Chrome's
+     * default settings do; this Chromium's profile otherwise blocks it, as browsers that block
+     * third-party cookies do. Default: the browser's own setting.
+     */
+    readonly thirdPartyStorage?: boolean;
+  } = {},
 ): Promise<BrowserSession> {
   const executablePath = chromiumPath();
   const profile = await mkdtemp(join(tmpdir(), 'sb-chromium-'));
+  if (options.thirdPartyStorage) {
+    await mkdir(join(profile, 'Default'));
+    // cookie_controls_mode 0: third-party cookies and site data allowed.
+    await writeFile(
+      join(profile, 'Default', 'Preferences'),
+      JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }),
+    );
+  }
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(profile, {

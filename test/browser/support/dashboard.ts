@@ -22,6 +22,8 @@ export interface Dashboard {
 
 export interface DashboardOptions {
   readonly colorScheme?: 'light' | 'dark';
+  /** Frames of other sites keep storage (chromium.ts); default the browser's own setting. */
+  readonly thirdPartyStorage?: boolean;
   /** What to run; default `switchboard start` (the demo). */
   readonly run?: () => Promise<RunningSwitchboard>;
 }
@@ -30,7 +32,10 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   const switchboard = await (options.run ?? startSwitchboard)();
   let browser: BrowserSession;
   try {
-    browser = await openBrowser({ ...(options.colorScheme && { colorScheme: options.colorScheme }) });
+    browser = await openBrowser({
+      ...(options.colorScheme && { colorScheme: options.colorScheme }),
+      ...(options.thirdPartyStorage && { thirdPartyStorage: true }),
+    });
   } catch (error) {
     await switchboard.stop();
     throw error;

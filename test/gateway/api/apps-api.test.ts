@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp, ApiAppView, ApiCallResult, ApiTool } from '../../../src/gateway/api/api-types.js';
+import { sandboxDomain } from '../../../src/gateway/ui/app-sandbox.js';
 import { appsServerBin } from '../../fixtures/paths.js';
 import { type ApiUnderTest, kitchen, startApiUnderTest } from './api-harness.js';
 
@@ -69,6 +70,11 @@ describe('/api/apps', () => {
     expect(view.csp).toContain('connect-src https://api.example.test;');
     expect(view.csp).not.toMatch(/unsafe-eval|x\.test/);
     expect(view).toMatchObject({ allow: 'clipboard-write', prefersBorder: true });
+    // Its server's own origin, and the domain it declared answered, not dropped.
+    expect(view.sandbox.domain).toBe(sandboxDomain('apps'));
+    expect(view.sandbox.token).toMatch(/^[\w-]{24}$/);
+    expect(view).toMatchObject({ domain: 'counter.apps.example.test', domainHonoured: false });
+    expect(view.domainNotice).toContain(`it runs at ${sandboxDomain('apps')}`);
     expect(
       (await t.api.error('/api/apps/view?server=kitchen&uri=ui%3A%2F%2Fcounter%2Fview.html', {}, 404)).code,
     ).toBe('NOT_FOUND');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isAppUri, toolUi } from '../../../core/mcp-apps.js';
+import { domainVerdict, type SandboxSigner, sandboxDomain, sandboxLabel } from '../../ui/app-sandbox.js';
 import { ApiProblem, refuseOversizedInput } from '../api-errors.js';
 import {
   apiAppCallResultSchema,
@@ -16,7 +17,8 @@ import { connectedServer } from '../server-view.js';
 /**
  * `/api/apps`: MCP Apps for the dashboard (docs/apps.md). The tools that have a view, each
  * with the caller's last result to open it with; a view's document with the CSP and
- * permissions it runs under (the dashboard's sandbox applies them); and the calls a view makes
+ * permissions it runs under and its server's own sandbox origin (the dashboard's sandbox
+ * applies them; a declared `domain` is answered with what the host does with it); and the calls a view makes
  * back, which reach only its own server's tools whose visibility includes "app" (SEP-1865
  * §Visibility; the host refuses the rest, audited) under the caller's policy and audit.
  */
@@ -35,7 +37,11 @@ const appCallBody = z
   .register(requestSchemas, { id: 'AppCall', description: "An MCP App view's tools/call." });
 
 /** The routes of `/api/apps`. */
-export function appRoutes({ host, settings }: ApiDeps, lastResults: LastAppResults): ApiRoute[] {
+export function appRoutes(
+  { host, settings }: ApiDeps,
+  lastResults: LastAppResults,
+  signer: SandboxSigner,
+): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -81,6 +87,8 @@ export function appRoutes({ host, settings }: ApiDeps, lastResults: LastAppResul
         }
         connectedServer(host, caller.principal, query.server);
         const view = await host.appView(query.server, query.uri);
+        // Each server's views run on an origin of their own (ui/app-sandbox.ts).
+        const verdict = domainVerdict(view.ui.domain, view.server);
         const answer: ApiAppView = {
           server: view.server,
           uri: view.uri,
@@ -88,7 +96,12 @@ export function appRoutes({ host, settings }: ApiDeps, lastResults: LastAppResul
           csp: view.csp,
           allow: view.allow,
           ...(view.ui.prefersBorder !== undefined && { prefersBorder: view.ui.prefersBorder }),
+          sandbox: {
+            domain: sandboxDomain(view.server),
+            token: signer.sign(sandboxLabel(view.server), view.csp),
+          },
           ...(view.ui.domain !== undefined && { domain: view.ui.domain }),
+          ...(verdict && { domainHonoured: verdict.honoured, domainNotice: verdict.notice }),
         };
         return json(answer);
       },

@@ -1,4 +1,5 @@
 import { BoundedMemo } from '../../../core/bounded-memo.js';
+import { sandboxLabelOfHost } from '../../ui/app-sandbox.js';
 import { isLoopbackHost } from '../addresses.js';
 import type { Middleware, RequestHead } from '../context.js';
 import { HttpError } from '../http-error.js';
@@ -16,6 +17,12 @@ export interface HostOriginOptions {
    * it relays may still name it (its own port), not this replica.
    */
   readonly exempt?: (head: RequestHead) => boolean;
+  /**
+   * The paths a server's MCP App sandbox origin (`app-<hex>.localhost` with the listening
+   * port, ui/app-sandbox.ts) is served: the sandbox proxy's page and script. Under such a
+   * Host, those paths and nothing else; default none.
+   */
+  readonly sandboxPaths?: (pathname: string) => boolean;
 }
 
 /**
@@ -52,6 +59,12 @@ export function hostOrigin(options: HostOriginOptions): Middleware {
     const port = ctx.localPort ?? options.port;
     const hostKey = `${port} ${host}`;
     const hostOk = hostVerdicts.get(hostKey) ?? hostVerdicts.remember(hostKey, hostAllowed(host, port));
+    // A view's own origin (a name under .localhost, this machine alone): its sandbox files only,
+    // asked for by itself (a browser's request names its own origin, or none for a plain GET).
+    if (!hostOk && options.sandboxPaths?.(ctx.head.pathname) && sandboxLabelOfHost(host, port)) {
+      const origin = ctx.head.header('origin');
+      if (origin === null || origin.toLowerCase() === `http://${host.toLowerCase()}`) return next();
+    }
     if (!hostOk) {
       throw new HttpError(
         403,
