@@ -5,7 +5,9 @@ import type { GatewayContext, GatewayLogger } from '../http/context.js';
 import { ApiProblem, problemResponse } from './api-errors.js';
 import { LastAppResults } from './app-results.js';
 import { CSRF_HEADER, createCsrf } from './csrf.js';
+import { localInboxDesk } from './inbox-desk.js';
 import { LiveFeed } from './live-feed.js';
+import type { ReplicaViews } from './replica-views.js';
 import { parseBody, parseQuery } from './request-input.js';
 import type { ApiDeps, ApiRoute, Caller } from './route.js';
 import { type Routable, Router } from './router.js';
@@ -43,6 +45,8 @@ export interface ApiHandlerOptions {
   readonly mcpUrl: () => string;
   /** Signs CSRF tokens (`csrfKey` of the shared secret key); default: random per process. */
   readonly csrfKey?: Uint8Array;
+  /** The other replicas of this gateway (docs/replicas.md): their Inbox items, servers and events. */
+  readonly replicas?: ReplicaViews;
 }
 
 /** What a route without query parameters accepts: none. */
@@ -54,8 +58,12 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const { host } = options;
   // The feed outlives requests; its failures go to the gateway's log, known from the first request.
   let log: GatewayLogger | undefined;
-  const feed = new LiveFeed(host, (error) =>
-    log?.error('The API could not relay a change to its streams', error),
+  const { replicas } = options;
+  const inbox = replicas?.inbox ?? localInboxDesk(host.inbox);
+  const feed = new LiveFeed(
+    host,
+    (error) => log?.error('The API could not relay a change to its streams', error),
+    { inbox, ...(replicas && { replicas }) },
   );
   const streams = new Set<SseStream>();
   const deps: ApiDeps = {
@@ -64,6 +72,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     mcpUrl: options.mcpUrl,
     csrf: createCsrf({ ...(options.csrfKey && { key: options.csrfKey }) }),
     feed,
+    inbox,
+    ...(replicas && { replicas }),
     track: (stream) => {
       streams.add(stream);
       stream.onClose(() => streams.delete(stream));

@@ -39,6 +39,7 @@ import {
   forwarded,
   logThreshold,
   nextRound,
+  pinnedHere,
   type RelayOptions,
   relayedAnswer,
   relayedParts,
@@ -83,6 +84,13 @@ export interface GatewayServerOptions {
    * any tool, and under policy and consent. Off unless the operator turns it on.
    */
   readonly management?: boolean;
+  /**
+   * This gateway as one replica of several (docs/replicas.md): a multi-round call whose next
+   * round only this replica can serve — a parked call, or a round of a server it runs itself
+   * (`pins`: a stdio server) — names it in its `requestState`, and the others relay that round
+   * here (placed-rounds.ts). Absent: one gateway.
+   */
+  readonly replica?: { readonly id: string; readonly pins: (server: string) => boolean };
 }
 
 let processCodec: RequestStateCodec<RelayState> | undefined;
@@ -218,7 +226,7 @@ function registerToolRoutes(
       throw unservedTool(host, { principal, naming: options.naming, expose: options.expose.tools }, name);
     const tooBig = checkInputCaps(args, options.limits);
     if (tooBig) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Refused: ${tooBig}.`);
-    const state = roundState(ctx, name, args);
+    const state = roundState(ctx, name, args, options.replica?.id);
     const consent = await consentFor(
       { host, principal: principal.id, mode: options.consent, consentedBefore: state?.c === true },
       server,
@@ -289,7 +297,7 @@ function registerPromptRoutes(
         }),
       );
     }
-    const state = roundState(ctx, request.params.name, args);
+    const state = roundState(ctx, request.params.name, args, options.replica?.id);
     const answer = await forwarded(() =>
       host.relayRequest(
         found.server,
@@ -300,7 +308,11 @@ function registerPromptRoutes(
       ),
     );
     if (answer.kind !== 'input_required') return answer.raw as GetPromptResult;
-    return nextRound(options, ctx, answer.raw, { n: request.params.name, h: argumentsDigest(args) });
+    return nextRound(options, ctx, answer.raw, {
+      n: request.params.name,
+      h: argumentsDigest(args),
+      ...pinnedHere(options, found.server),
+    });
   });
 }
 

@@ -7,6 +7,7 @@ import { migration001Initial } from './001-initial.js';
 import { migration002GrantsTokens } from './002-grants-tokens.js';
 import { migration003Locks } from './003-locks.js';
 import { migration004Replicas } from './004-replicas.js';
+import { migration005ReplicaViews } from './005-replica-views.js';
 
 /** The migrations of this version of Switchboard, keyed by id. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '002-grants-tokens': migration002GrantsTokens,
   '003-locks': migration003Locks,
   '004-replicas': migration004Replicas,
+  '005-replica-views': migration005ReplicaViews,
 };
