@@ -37,6 +37,8 @@ export async function openRawSession(options: {
   tool?: string;
   /** Headers every request carries (a bearer token). */
   headers?: Record<string, string>;
+  /** Told the session id a 2025-era target gave. */
+  onSession?: (id: string) => void;
 }): Promise<CallSession> {
   const size = options.size ?? 'small';
   const tool = options.tool ?? 'echo';
@@ -91,6 +93,7 @@ export async function openRawSession(options: {
     );
     const result = resultOf(init, 0) as { protocolVersion?: unknown };
     const sessionId = init.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') options.onSession?.(sessionId);
     const headers: Record<string, string> = {
       ...base,
       'mcp-protocol-version':
