@@ -89,7 +89,12 @@ export class StoreStreamArchive implements StreamArchive {
           'Open a new stream without Last-Event-ID.',
       );
     }
-    const events = await this.options.repository.after(at.token, 0, this.options.eventsPerStream + 1);
+    // All it keeps: the head, and at most `eventsPerStream` + TRIM_EVERY others between trims.
+    const events = await this.options.repository.after(
+      at.token,
+      0,
+      this.options.eventsPerStream + TRIM_EVERY + 1,
+    );
     const answered = new Set<string | number>();
     let last = at.seq;
     for (const event of events) {
