@@ -80,9 +80,10 @@ export class ReplicaInbox implements InboxDesk {
   items(): readonly DeskItem[] {
     const own = this.options.inbox.list().map((item) => ({ item }));
     if (this.remote.size === 0) return own;
-    return [...own, ...this.remote.values()].sort(
-      (a, b) => a.item.createdAt.getTime() - b.item.createdAt.getTime(),
-    );
+    // A replica whose heartbeat went stale since the last read shows nothing any more.
+    const { replicas } = this.options;
+    const alive = [...this.remote.values()].filter((r) => replicas.peer(r.owner) !== undefined);
+    return [...own, ...alive].sort((a, b) => a.item.createdAt.getTime() - b.item.createdAt.getTime());
   }
 
   find(id: string): DeskItem | undefined {
