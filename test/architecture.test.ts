@@ -35,7 +35,11 @@ const NODE_ONLY: Record<string, readonly string[]> = {
     'host/supervisor/spawn-watchdog.ts',
   ],
   'better-sqlite3': ['storage/database.ts'],
-  pg: ['storage/postgres-database.ts'],
+  pg: [
+    'storage/postgres-database.ts',
+    // LISTEN on a connection of its own (types only: the database module loads the driver).
+    'storage/postgres-notifications.ts',
+  ],
   undici: [
     'client/transports/guarded-fetch.ts',
     // Relays a session's request to the replica that owns it with the caller's own Host,

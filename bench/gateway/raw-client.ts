@@ -33,25 +33,36 @@ export async function openRawSession(options: {
   maxSockets?: number;
   /** The result size each call asks for; `small` unless given. */
   size?: SizeKey;
+  /** The served name of the echo tool; `echo` unless given. */
+  tool?: string;
+  /** Headers every request carries (a bearer token). */
+  headers?: Record<string, string>;
+  /** Told the session id a 2025-era target gave. */
+  onSession?: (id: string) => void;
 }): Promise<CallSession> {
   const size = options.size ?? 'small';
+  const tool = options.tool ?? 'echo';
   const echoArgs = echoArguments(size);
   const url = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
   const send = (method: string, headers: Record<string, string>, body?: string) =>
     exchange(agent, url, method, headers, body, options.timeoutMs);
   let nextId = 1;
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const base = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...options.headers,
+  };
 
   if (options.era === 'modern') {
     const headers = {
       ...base,
       'mcp-protocol-version': MODERN_VERSION,
       'mcp-method': 'tools/call',
-      'mcp-name': 'echo',
+      'mcp-name': tool,
     };
     const params = JSON.stringify({
-      name: 'echo',
+      name: tool,
       arguments: echoArgs,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
@@ -82,6 +93,7 @@ export async function openRawSession(options: {
     );
     const result = resultOf(init, 0) as { protocolVersion?: unknown };
     const sessionId = init.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') options.onSession?.(sessionId);
     const headers: Record<string, string> = {
       ...base,
       'mcp-protocol-version':
@@ -97,7 +109,7 @@ export async function openRawSession(options: {
       throw new Error(
         `notifications/initialized: HTTP ${initialized.status} ${initialized.text.slice(0, 200)}`,
       );
-    const params = JSON.stringify({ name: 'echo', arguments: echoArgs });
+    const params = JSON.stringify({ name: tool, arguments: echoArgs });
     return {
       call: async () => {
         const id = nextId++;
@@ -107,6 +119,7 @@ export async function openRawSession(options: {
       close: async () => {
         if (typeof sessionId === 'string')
           await send('DELETE', {
+            ...options.headers,
             'mcp-session-id': sessionId,
             'mcp-protocol-version': headers['mcp-protocol-version']!,
           }).catch(() => undefined);

@@ -130,7 +130,8 @@ async function handle(inbox: Inbox, req: IncomingMessage, res: ServerResponse): 
     send(res, 200, { id: itemId, action: answer.action, always: answer.always === true });
   } catch (error) {
     if (!isSwitchboardError(error)) throw error;
-    send(res, error.code === 'NOT_FOUND' ? 404 : 400, errorBody(error.code, error.message));
+    const status = error.code === 'NOT_FOUND' ? 404 : error.code === 'ALREADY_ANSWERED' ? 409 : 400;
+    send(res, status, errorBody(error.code, error.message));
   }
 }
 

@@ -54,6 +54,8 @@ export type SwitchboardErrorCode =
   | 'POLICY_DENIED'
   | 'APPROVAL_DECLINED'
   | 'INBOX_FULL'
+  /** An Inbox item was answered (or ended) before this answer came: it changed nothing. */
+  | 'ALREADY_ANSWERED'
   /** A person must log in (OAuth) before the server can be used: `details.command` says how. */
   | 'AUTH_REQUIRED'
   /** Authorization failed or was refused for safety; `details.reason` says which check. */

@@ -9,6 +9,7 @@ import { HEALTH_PATH, healthRoute, READY_PATH } from './http/health-routes.js';
 import { localLogin } from './http/local-login.js';
 import { listen } from './http/node-adapter.js';
 import { buildSecurityChain } from './http/security-chain.js';
+import { DEFAULT_EVENT_STORE_LIMITS } from './mcp/event-store.js';
 import { fastSessionCall } from './mcp/fast-session-call.js';
 import { fastToolCall } from './mcp/fast-tool-call.js';
 import { createGatewayServer } from './mcp/gateway-server.js';
@@ -18,8 +19,11 @@ import { McpEndpoint, type RequestSource } from './mcp/mcp-endpoint.js';
 import { relayStateCodec, relayStateKey } from './mcp/relay-state.js';
 import { servedTools, ViewChanges } from './mcp/served-catalog.js';
 import type { ToolAnswer } from './mcp/upstream-calls.js';
+import { ReplicaInbox } from './replicas/replica-inbox.js';
 import { ReplicaSet, replicaUrl } from './replicas/replica-set.js';
+import { SharedViews } from './replicas/replica-views.js';
 import { SharedIdempotency } from './replicas/shared-idempotency.js';
+import { StoreStreamArchive } from './replicas/store-stream-archive.js';
 import { TaskLedger } from './tasks/task-ledger.js';
 import { sandboxSigner as appSandboxSigner } from './ui/app-sandbox.js';
 import { createUiHandler, isSandboxPath } from './ui/ui-handler.js';
@@ -124,8 +128,24 @@ export async function startHttpGateway(
     settings: settings.tasks,
     ...(options.log && { onError: (error: Error) => options.log!.warn(`tasks: ${error.message}`) }),
   });
+  // Replicas keep their sessions' stream events in the store too, for whoever takes one over.
+  const archive =
+    replicas &&
+    new StoreStreamArchive({
+      repository: host.replicaStore.streamEvents,
+      eventsPerStream: DEFAULT_EVENT_STORE_LIMITS.eventsPerStream,
+      ttlMs: DEFAULT_EVENT_STORE_LIMITS.ttlMs,
+      maxEventBytes: DEFAULT_EVENT_STORE_LIMITS.bytesPerStream,
+      onerror: (error) => options.log?.warn(`replicas: stream events: ${error.message}`),
+    });
+  // A round only one replica can serve names it (placed-rounds.ts): the stdio servers run per replica.
+  const replica = replicas && {
+    id: replicas.self,
+    pins: (server: string) => host.serverConfig(server)?.transport.kind === 'stdio',
+  };
   const endpoint = new McpEndpoint({
-    ...(replicas && { placement: replicas }),
+    ...(replicas && { placement: replicas, relayState }),
+    ...(archive && { archive }),
     build: (principal) =>
       createGatewayServer({
         host,
@@ -138,6 +158,7 @@ export async function startHttpGateway(
         relayState,
         management: settings.management,
         tasks,
+        ...(replica && { replica }),
       }),
     sessions: settings.sessions,
     views: new ViewChanges(host, {
@@ -175,12 +196,15 @@ export async function startHttpGateway(
   let listenerPort = settings.port;
   // Issues (API) and checks (UI) the sandbox pages of MCP App views; replicas share the CSRF key.
   const sandboxSigner = appSandboxSigner(options.csrfKey);
+  // The Inbox, servers and events of every replica, on every replica's dashboard and API.
+  const views = replicas && sharedViews(host, replicas, options.log);
   const api = createApiHandler({
     host,
     settings,
     mcpUrl: () => mcpUrl,
     ...(options.csrfKey && { csrfKey: options.csrfKey }),
     sandboxSigner,
+    ...(views && { replicas: views }),
   });
   const ui = createUiHandler({ ...(options.uiDir && { dir: options.uiDir }), sandboxSigner });
   const media = host.mediaHandler();
@@ -248,7 +272,7 @@ export async function startHttpGateway(
     ...(options.env && { env: options.env }),
     // A request another replica relayed here was counted by its rate limits already.
     ...(replicas && {
-      relayed: (head: RequestHead) => replicas.relayed(head, head.header('mcp-session-id')),
+      relayed: (head: RequestHead) => replicas.relayed(head),
     }),
     // Each of N replicas grants 1/N of every rate limit: together, behind an even balancer,
     // they grant what is configured.
@@ -273,7 +297,12 @@ export async function startHttpGateway(
   if (replicas) {
     try {
       await replicas.start(options.replicas?.url ?? replicaUrl(listener.url));
+      await views?.inbox.start();
+      await views?.start();
     } catch (error) {
+      views?.close();
+      await views?.inbox.close();
+      await replicas.close();
       await endpoint.close();
       await listener.close();
       throw error;
@@ -295,14 +324,31 @@ export async function startHttpGateway(
       host.off('catalog', onCatalog);
       gauges.stop();
       api.close();
+      views?.close();
+      await views?.inbox.close();
       // Leaving first: from now the other replicas take this one's sessions over.
       await replicas?.close();
       await endpoint.close();
+      await archive?.close();
       await listener.close();
       // After the sessions: the tasks this process still runs are failed with the reason.
       await tasks.close();
     },
   };
+}
+
+/** The Inbox, servers and events of every replica (replica-inbox.ts, replica-views.ts). */
+function sharedViews(host: Host, replicas: ReplicaSet, log: GatewayLogger | undefined): SharedViews {
+  const notifications = host.replicaStore.notifications;
+  const onerror = (error: Error) => log?.warn(`replicas: ${error.message}`);
+  const inbox = new ReplicaInbox({
+    inbox: host.inbox,
+    repository: host.replicaStore.inboxItems,
+    notifications,
+    replicas,
+    onerror,
+  });
+  return new SharedViews(inbox, { host, replicas, notifications, onerror });
 }
 
 /**

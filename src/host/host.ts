@@ -286,6 +286,11 @@ export class Host extends TypedEmitter<HostEvents> {
     return this.store.replicas;
   }
 
+  /** What gateway replicas share besides sessions: Inbox items, stream events, notifications. */
+  get replicaStore(): Pick<Store, 'inboxItems' | 'streamEvents' | 'notifications'> {
+    return this.store;
+  }
+
   /**
    * Resolves once every configured server has settled (none connecting or reconnecting) and
    * the catalog holds what they listed, or after `timeoutMs`, whichever comes first. A

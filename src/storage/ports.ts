@@ -190,6 +190,10 @@ export interface ReplicaRecord {
   /** Where the other replicas reach it, e.g. `http://10.0.0.7:7777`; empty once it left. */
   readonly url: string;
   readonly seenAt: Date;
+  /** How many Inbox front-ends (dashboards, inbox clients) it has attached. */
+  readonly frontEnds: number;
+  /** Its upstream servers' states as it last published them (JSON), if it did. */
+  readonly servers?: unknown;
 }
 
 /** Who owns one MCP session, whose it is, and what re-creating it needs. */
@@ -212,8 +216,13 @@ export interface SessionRecord {
  * replicas that both find the owner gone cannot both take it.
  */
 export interface ReplicaRepository {
-  /** Records that `id` is alive at `url` now, and returns every replica as last seen. */
-  beat(id: string, url: string): Promise<ReplicaRecord[]>;
+  /**
+   * Records that `id` is alive at `url` now, with `frontEnds` Inbox front-ends attached
+   * (default 0), and returns every replica as last seen.
+   */
+  beat(id: string, url: string, frontEnds?: number): Promise<ReplicaRecord[]>;
+  /** Records the states of replica `id`'s upstream servers (JSON), for the others' dashboards. */
+  publishServers(id: string, servers: unknown): Promise<void>;
   /**
    * Marks replica `id` as gone (a clean shutdown): it is no longer reached, and its sessions
    * are the others' to take over.
@@ -228,10 +237,92 @@ export interface ReplicaRepository {
   /** Deletes the record of session `id` (only while `owner` owns it, if given). */
   dropSession(id: string, owner?: string): Promise<boolean>;
   /**
-   * Deletes replicas not seen since `before`, and the sessions they still own (no replica took
-   * them over in that long: their clients are gone).
+   * Deletes replicas not seen since `before`, the sessions they still own (no replica took
+   * them over in that long: their clients are gone) and their Inbox items.
    */
   sweep(before: Date): Promise<void>;
+}
+
+/** A pending Inbox item of one replica, as the front-ends of every replica see it. */
+export interface SharedInboxItem {
+  readonly id: string;
+  /** The id of the replica whose call waits for it. */
+  readonly owner: string;
+  /** The item as front-ends show it (JSON): never an answer. */
+  readonly item: unknown;
+  readonly createdAt: Date;
+}
+
+/**
+ * The Inbox items of every gateway replica on one database (docs/replicas.md): each replica
+ * adds the items its calls wait on and removes them once answered; the others list them.
+ */
+export interface InboxItemRepository {
+  add(item: SharedInboxItem): Promise<void>;
+  /** Removes item `id`; false when it was not there. */
+  remove(id: string): Promise<boolean>;
+  /** Removes every item of replica `owner` (it stopped). */
+  removeOwnedBy(owner: string): Promise<void>;
+  /** Every item, oldest first. */
+  list(): Promise<SharedInboxItem[]>;
+}
+
+/** One event of a 2025 session's resumable stream, as kept for the other replicas. */
+export interface StreamEventRecord {
+  /** The stream's token (the part of an event id before the dot). */
+  readonly token: string;
+  /** Its place in the stream, from 1. */
+  readonly seq: number;
+  readonly session: string;
+  /** The SDK transport's id of the stream. */
+  readonly streamId: string;
+  /** The JSON-RPC message as JSON text (`{}` for a priming event). */
+  readonly message: string;
+  /** On a stream's first event: the JSON-RPC ids of the requests it answers. */
+  readonly requests?: readonly (string | number)[];
+  readonly at: Date;
+}
+
+/** What is known of a stream from its first event. */
+export interface StreamHead {
+  readonly session: string;
+  readonly streamId: string;
+  readonly requests?: readonly (string | number)[];
+}
+
+/**
+ * Events of 2025 sessions' resumable streams, kept for the replicas (docs/replicas.md), so a
+ * stream of a replica that died is resumed on the one that took its session over. Bounded by
+ * its callers: `trim` per stream, `prune` by age, `dropSession` when a session ends.
+ */
+export interface StreamEventRepository {
+  /** Stores events (a stream's `token` and `seq` are unique together). */
+  append(events: readonly StreamEventRecord[]): Promise<void>;
+  /** The session, stream id and requests of stream `token`, if any of its events is kept. */
+  head(token: string): Promise<StreamHead | undefined>;
+  /** The events of stream `token` after `seq`, in order, at most `limit`. */
+  after(token: string, seq: number, limit: number): Promise<{ seq: number; message: string }[]>;
+  /** Deletes the events of stream `token` before `seq` (its first event, the head, stays). */
+  trim(token: string, seq: number): Promise<void>;
+  /** Deletes every event of `session`; returns how many. */
+  dropSession(session: string): Promise<number>;
+  /** Deletes events stored before `before`; returns how many. */
+  prune(before: Date): Promise<number>;
+}
+
+/**
+ * Messages between the processes on one database, as they happen (PostgreSQL LISTEN/NOTIFY):
+ * a hint to read the store again, never the data itself. SQLite stores have none.
+ */
+export interface StoreNotifications {
+  /**
+   * Calls `listener` with each payload sent on `channel` by any process (this one included),
+   * and with `undefined` when some may have been missed (the connection was lost and made
+   * again: read everything again). Resolves once listening; the function it resolves with stops.
+   */
+  listen(channel: string, listener: (payload: string | undefined) => void): Promise<() => void>;
+  /** Sends `payload` (at most 7,000 bytes) to every listener of `channel`. */
+  notify(channel: string, payload?: string): Promise<void>;
 }
 
 /** A keyed call as recorded: who runs (or ran) it, and its result once there is one. */
@@ -340,6 +431,10 @@ export interface TaskRepository {
 
 export interface Store {
   readonly grants: GrantRepository;
+  readonly inboxItems: InboxItemRepository;
+  readonly streamEvents: StreamEventRepository;
+  /** Notifications between the processes on the database; PostgreSQL only. */
+  readonly notifications?: StoreNotifications;
   readonly idempotency: IdempotencyRepository;
   readonly tasks: TaskRepository;
   readonly replicas: ReplicaRepository;

@@ -12,6 +12,7 @@ import { describeError, SwitchboardError } from '../core/errors.js';
 import type { Clock } from './json.js';
 import { migrateToLatest } from './migrations/runner.js';
 import type { Store } from './ports.js';
+import { PostgresNotifications } from './postgres-notifications.js';
 import { isPostgresUrl, redactDatabaseUrl, scrubSecrets, secretsOfUrl } from './postgres-url.js';
 import type { Database } from './schema.js';
 import { createStore } from './store.js';
@@ -65,7 +66,12 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     await db.destroy();
     throw error;
   }
-  return createStore(db, options.clock ? { clock: options.clock } : {});
+  // LISTEN needs a connection of its own, made like the pool's (pg's Client, loaded as above).
+  const { default: driver } = await import('pg');
+  return createStore(db, {
+    ...(options.clock && { clock: options.clock }),
+    notifications: new PostgresNotifications(pool, driver.Client),
+  });
 }
 
 interface Opened {

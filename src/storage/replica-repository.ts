@@ -1,6 +1,6 @@
 /**
  * `ReplicaRepository` over Kysely: the `replicas` heartbeat table and the `mcp_sessions`
- * ownership table (migration 004). A takeover is one conditional update (`where owner = from`),
+ * ownership table (migrations 004 and 005). A takeover is one conditional update (`where owner = from`),
  * so the database decides which of two racing replicas wins.
  */
 import type { Kysely } from 'kysely';
@@ -10,15 +10,29 @@ import type { Database } from './schema.js';
 
 export function createReplicaRepository(db: Kysely<Database>, clock: Clock): ReplicaRepository {
   return {
-    async beat(id, url) {
+    async beat(id, url, frontEnds = 0) {
       const seenAt = toTime(clock());
       await db
         .insertInto('replicas')
-        .values({ id, url, seen_at: seenAt })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ url, seen_at: seenAt }))
+        .values({ id, url, seen_at: seenAt, front_ends: frontEnds })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ url, seen_at: seenAt, front_ends: frontEnds }))
         .execute();
       const rows = await db.selectFrom('replicas').selectAll().orderBy('id').execute();
-      return rows.map((row) => ({ id: row.id, url: row.url, seenAt: fromTime(row.seen_at) }));
+      return rows.map((row) => ({
+        id: row.id,
+        url: row.url,
+        seenAt: fromTime(row.seen_at),
+        frontEnds: Number(row.front_ends),
+        ...(row.servers !== null && { servers: fromJson(row.servers) }),
+      }));
+    },
+
+    async publishServers(id, servers) {
+      await db
+        .updateTable('replicas')
+        .set({ servers: toJson(servers, `the servers of replica ${id}`) })
+        .where('id', '=', id)
+        .execute();
     },
 
     async leave(id) {
@@ -74,6 +88,7 @@ export function createReplicaRepository(db: Kysely<Database>, clock: Clock): Rep
     async sweep(before) {
       const recent = db.selectFrom('replicas').select('id').where('seen_at', '>=', toTime(before));
       await db.deleteFrom('mcp_sessions').where('owner', 'not in', recent).execute();
+      await db.deleteFrom('inbox_items').where('owner', 'not in', recent).execute();
       await db.deleteFrom('replicas').where('seen_at', '<', toTime(before)).execute();
     },
   };

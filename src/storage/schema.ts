@@ -99,6 +99,10 @@ export interface ReplicasTable {
   id: string;
   url: string;
   seen_at: string;
+  /** How many Inbox front-ends it has attached (migration 005). */
+  front_ends: Generated<number>;
+  /** Its upstream servers' states as JSON, null until it published them (migration 005). */
+  servers: string | null;
 }
 
 /** `mcp_sessions`: which replica owns a 2025-era session, whose it is, and its `initialize`. */
@@ -141,7 +145,28 @@ export interface TasksTable {
   expires_at: string;
 }
 
+/** `inbox_items`: a pending approval or elicitation of some replica, as front-ends see it. */
+export interface InboxItemsTable {
+  id: string;
+  owner: string;
+  item: string;
+  created_at: string;
+}
+
+/** `mcp_stream_events`: one event of a 2025 session's resumable stream (`requests` on its first). */
+export interface McpStreamEventsTable {
+  token: string;
+  seq: number;
+  session: string;
+  stream_id: string;
+  message: string;
+  requests: string | null;
+  at: string;
+}
+
 export interface Database {
+  inbox_items: InboxItemsTable;
+  mcp_stream_events: McpStreamEventsTable;
   grants: GrantsTable;
   tasks: TasksTable;
   idempotency: IdempotencyTable;

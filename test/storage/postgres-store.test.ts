@@ -355,3 +355,63 @@ describe('locks across two stores over one database', () => {
     }
   });
 });
+
+describe('notifications between stores over one database', () => {
+  it('deliver what one store sends to the other, and after a lost connection say to read again', async () => {
+    const url = await server.createDatabase();
+    const [a, b] = [await openPostgresStore({ url }), await openPostgresStore({ url })];
+    try {
+      const heard: (string | undefined)[] = [];
+      const stop = await a.notifications!.listen('switchboard_test', (payload) => heard.push(payload));
+      await b.notifications!.notify('switchboard_test', 'one');
+      await eventually(
+        () => heard,
+        (h) => h.length === 1,
+        { what: 'heard the first notification' },
+      );
+      expect(heard).toEqual(['one']);
+
+      // The listening connection is killed (a server restart, a failover): it is made again,
+      // the listener is told it may have missed something, and it hears what follows.
+      const killed = await raw(url, async (c) =>
+        (
+          await c.query(
+            `select pg_terminate_backend(pid) as done from pg_stat_activity
+              where datname = current_database() and query ilike 'LISTEN%'`,
+          )
+        ).rows.map((r) => r.done),
+      );
+      expect(killed).toEqual([true]);
+      await eventually(
+        () => heard,
+        (h) => h.includes(undefined),
+        { what: 'been told to read again', timeoutMs: 15_000 },
+      );
+      await b.notifications!.notify('switchboard_test', 'two');
+      await eventually(
+        () => heard,
+        (h) => h.includes('two'),
+        { what: 'heard a notification after the reconnect', timeoutMs: 15_000 },
+      );
+
+      // Stopped listeners hear nothing; names that are not channels and oversized payloads are refused.
+      const other: (string | undefined)[] = [];
+      await a.notifications!.listen('switchboard_test', (payload) => other.push(payload));
+      stop();
+      await b.notifications!.notify('switchboard_test', 'three');
+      // The listener still on the channel witnesses the delivery the stopped one did not get.
+      await eventually(
+        () => other,
+        (o) => o.includes('three'),
+        { what: 'heard the third notification on the other listener' },
+      );
+      expect(heard).not.toContain('three');
+      await expect(a.notifications!.notify('Robert; drop table', 'x')).rejects.toThrow(/channel name/);
+      await expect(a.notifications!.notify('switchboard_test', 'x'.repeat(8_000))).rejects.toThrow(
+        /7000 bytes/,
+      );
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

@@ -337,6 +337,87 @@ export function describeStoreContract(label: string, factory: () => Promise<Stor
       expect((await locks.holder('expired'))?.owner).toBe('alive');
     });
 
+    it("replicas: heartbeats carry front-ends and servers; a sweep takes a gone replica's items", async () => {
+      const { replicas, inboxItems } = await fresh();
+      await replicas.beat('a', 'http://a', 2);
+      const seen = await replicas.beat('b', 'http://b');
+      expect(seen.map((r) => [r.id, r.frontEnds, r.servers])).toEqual([
+        ['a', 2, undefined],
+        ['b', 0, undefined],
+      ]);
+      await replicas.publishServers('a', [{ name: 'kitchen', state: 'connected', tools: 3 }]);
+      const after = await replicas.beat('b', 'http://b', 1);
+      expect(after.find((r) => r.id === 'a')?.servers).toEqual([
+        { name: 'kitchen', state: 'connected', tools: 3 },
+      ]);
+      expect(after.find((r) => r.id === 'b')?.frontEnds).toBe(1);
+
+      const item = (id: string, owner: string, at: string) => ({
+        id,
+        owner,
+        item: { id, kind: 'approval', preview: '{}' },
+        createdAt: new Date(at),
+      });
+      await inboxItems.add(item('i2', 'b', '2026-01-01T00:00:02.000Z'));
+      await inboxItems.add(item('i1', 'a', '2026-01-01T00:00:01.000Z'));
+      await inboxItems.add(item('i3', 'a', '2026-01-01T00:00:03.000Z'));
+      expect((await inboxItems.list()).map((i) => [i.id, i.owner])).toEqual([
+        ['i1', 'a'],
+        ['i2', 'b'],
+        ['i3', 'a'],
+      ]);
+      expect((await inboxItems.list())[0]?.item).toEqual({ id: 'i1', kind: 'approval', preview: '{}' });
+      expect(await inboxItems.remove('i3')).toBe(true);
+      expect(await inboxItems.remove('i3')).toBe(false);
+      // A sweep of replicas gone since an hour ago leaves these; a replica gone takes its items along.
+      await replicas.sweep(new Date(Date.now() - 3_600_000));
+      expect((await inboxItems.list()).map((i) => i.id)).toEqual(['i1', 'i2']);
+      await inboxItems.removeOwnedBy('b');
+      expect((await inboxItems.list()).map((i) => i.id)).toEqual(['i1']);
+      await replicas.sweep(new Date(Date.now() + 60_000));
+      expect(await inboxItems.list()).toEqual([]);
+    });
+
+    it('stream events: kept by token and sequence, trimmed, dropped by session, pruned by age', async () => {
+      const { streamEvents } = await fresh();
+      const at = new Date('2026-01-01T00:00:00.000Z');
+      const event = (token: string, seq: number, message: string, session = 's1') => ({
+        token,
+        seq,
+        session,
+        streamId: `stream-${token}`,
+        message,
+        at: new Date(at.getTime() + seq),
+      });
+      await streamEvents.append([
+        { ...event('t1', 1, '{}'), requests: [7, 'x'] },
+        event('t1', 2, '{"jsonrpc":"2.0","method":"m"}'),
+        event('t1', 3, '{"jsonrpc":"2.0","id":7,"result":{}}'),
+        event('t2', 1, '{}', 's2'),
+      ]);
+      // A repeated event is kept once.
+      await streamEvents.append([event('t1', 3, '{"other":true}')]);
+      expect(await streamEvents.head('t1')).toEqual({
+        session: 's1',
+        streamId: 'stream-t1',
+        requests: [7, 'x'],
+      });
+      expect(await streamEvents.head('t2')).toEqual({ session: 's2', streamId: 'stream-t2' });
+      expect(await streamEvents.head('none')).toBeUndefined();
+      expect(await streamEvents.after('t1', 1, 10)).toEqual([
+        { seq: 2, message: '{"jsonrpc":"2.0","method":"m"}' },
+        { seq: 3, message: '{"jsonrpc":"2.0","id":7,"result":{}}' },
+      ]);
+      expect((await streamEvents.after('t1', 0, 2)).map((e) => e.seq)).toEqual([1, 2]);
+      // Trimming keeps the head (its requests) and what is at or after `seq`.
+      await streamEvents.trim('t1', 3);
+      expect((await streamEvents.after('t1', 0, 10)).map((e) => e.seq)).toEqual([1, 3]);
+      expect(await streamEvents.prune(new Date(at.getTime() + 2))).toBe(2);
+      expect((await streamEvents.after('t1', 0, 10)).map((e) => e.seq)).toEqual([3]);
+      expect(await streamEvents.dropSession('s1')).toBe(1);
+      expect(await streamEvents.head('t1')).toBeUndefined();
+    });
+
     it('close() twice is harmless', async () => {
       const store = await fresh();
       await store.close();

@@ -21,6 +21,11 @@ export function InboxCard(props: {
         <h2 id={titleId}>{props.title}</h2>
         <Deadline deadline={item.deadline} />
       </header>
+      {item.replica && (
+        <p class="inbox-replica">
+          Waiting on the gateway replica <code>{item.replica}</code>
+        </p>
+      )}
       {props.children}
     </article>
   );

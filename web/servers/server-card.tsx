@@ -8,6 +8,7 @@ import { ErrorBanner } from '../shell/error-banner.js';
 import { routeHref } from '../shell/routes.js';
 import { useAction } from '../shell/use-action.js';
 import { EntryEditor } from './entry-editor.js';
+import { ReplicaStates } from './replica-states.js';
 import { shortSource } from './short-source.js';
 import { StateBadge } from './state-badge.js';
 
@@ -80,6 +81,7 @@ export function ServerCard(props: {
         </p>
       )}
       {server.hint && <p class="server-hint">{server.hint}</p>}
+      <ReplicaStates server={server} />
       {server.rejectedTools.length > 0 && (
         <details class="rejected">
           <summary>

@@ -54,6 +54,7 @@ const STATUS_OF: Readonly<Partial<Record<SwitchboardErrorCode, number>>> = {
   POLICY_DENIED: 403,
   APPROVAL_DECLINED: 403,
   INBOX_FULL: 503,
+  ALREADY_ANSWERED: 409,
   NOT_CONNECTED: 503,
   MCP_OFF: 503,
   UPSTREAM_DISCONNECTED: 503,

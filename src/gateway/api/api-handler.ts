@@ -6,7 +6,9 @@ import { type SandboxSigner, sandboxSigner } from '../ui/app-sandbox.js';
 import { ApiProblem, problemResponse } from './api-errors.js';
 import { LastAppResults } from './app-results.js';
 import { CSRF_HEADER, createCsrf } from './csrf.js';
+import { localInboxDesk } from './inbox-desk.js';
 import { LiveFeed } from './live-feed.js';
+import type { ReplicaViews } from './replica-views.js';
 import { parseBody, parseQuery } from './request-input.js';
 import type { ApiDeps, ApiRoute, Caller } from './route.js';
 import { type Routable, Router } from './router.js';
@@ -47,6 +49,8 @@ export interface ApiHandlerOptions {
   readonly csrfKey?: Uint8Array;
   /** Signs the sandbox pages of MCP App views (ui/app-sandbox.ts); default: random per process. */
   readonly sandboxSigner?: SandboxSigner;
+  /** The other replicas of this gateway (docs/replicas.md): their Inbox items, servers and events. */
+  readonly replicas?: ReplicaViews;
 }
 
 /** What a route without query parameters accepts: none. */
@@ -58,8 +62,12 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const { host } = options;
   // The feed outlives requests; its failures go to the gateway's log, known from the first request.
   let log: GatewayLogger | undefined;
-  const feed = new LiveFeed(host, (error) =>
-    log?.error('The API could not relay a change to its streams', error),
+  const { replicas } = options;
+  const inbox = replicas?.inbox ?? localInboxDesk(host.inbox);
+  const feed = new LiveFeed(
+    host,
+    (error) => log?.error('The API could not relay a change to its streams', error),
+    { inbox, ...(replicas && { replicas }) },
   );
   const streams = new Set<SseStream>();
   const deps: ApiDeps = {
@@ -68,6 +76,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     mcpUrl: options.mcpUrl,
     csrf: createCsrf({ ...(options.csrfKey && { key: options.csrfKey }) }),
     feed,
+    inbox,
+    ...(replicas && { replicas }),
     track: (stream) => {
       streams.add(stream);
       stream.onClose(() => streams.delete(stream));

@@ -97,6 +97,20 @@ export const apiServerSchema = z
       .describe(
         'Lists the server cut short (only when some were): page-cap, more pages than the cap; cursor-loop, a cursor handed back again.',
       ),
+    replicas: z
+      .array(
+        z.object({
+          replica: z.string().describe('The replica, by the URL the others reach it at.'),
+          self: z.boolean().describe('Whether it is the replica that answered this request.'),
+          state: stateSchema,
+          tools: z.number().int(),
+          error: z.object({ code: z.string(), message: z.string() }).optional(),
+        }),
+      )
+      .optional()
+      .describe(
+        "With replicas (docs/replicas.md): the server's state on each live replica, each connecting on its own.",
+      ),
   })
   .register(responseSchemas, { id: 'ApiServer' });
 
@@ -285,6 +299,10 @@ export const apiInboxItemSchema = z
     requestedSchema: jsonObject().optional(),
     secretFields: z.array(z.string()).optional(),
     url: z.string().optional(),
+    replica: z
+      .string()
+      .optional()
+      .describe('With replicas: the replica whose call waits for it, when not this one (its URL).'),
     createdAt: isoDate(),
     deadline: isoDate(),
   })

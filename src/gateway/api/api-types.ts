@@ -93,7 +93,22 @@ export interface ApiServer {
     readonly reason: 'page-cap' | 'cursor-loop';
     readonly pages: number;
     readonly items: number;
-  }[];
+  }[] /**
+   * With replicas (docs/replicas.md): the server's state on each live replica, this one
+   * included. Each replica connects to its servers on its own.
+   */;
+  readonly replicas?: readonly ApiReplicaServer[];
+}
+
+/** One replica's view of a server. */
+export interface ApiReplicaServer {
+  /** The replica, by the URL the other replicas reach it at. */
+  readonly replica: string;
+  /** Whether it is the replica that answered this request. */
+  readonly self: boolean;
+  readonly state: ApiServerState;
+  readonly tools: number;
+  readonly error?: { readonly code: string; readonly message: string };
 }
 
 export interface ApiTool {
@@ -245,6 +260,8 @@ export interface ApiInboxItem {
   /** Fields to show as password inputs, never echoed. */
   readonly secretFields?: readonly string[];
   readonly url?: string;
+  /** With replicas: the replica whose call waits for it, when not this one (its URL). */
+  readonly replica?: string;
   readonly createdAt: string;
   readonly deadline: string;
 }

@@ -1,6 +1,8 @@
 import type { Host } from '../../host/host.js';
 import type { StoredEvent } from '../../storage/ports.js';
 import type { ApiEvent } from './api-types.js';
+import type { InboxDesk } from './inbox-desk.js';
+import type { ReplicaViews } from './replica-views.js';
 
 /**
  * What the API's event streams (`GET /api/stream`) follow, attached to the host only while
@@ -8,6 +10,9 @@ import type { ApiEvent } from './api-types.js';
  * events. While attached it listens to the Inbox's `added` items, which is what makes the
  * Inbox count the dashboard as a front-end: approvals then wait for an answer instead of being
  * declined at once for want of anyone to ask.
+ *
+ * With replicas (docs/replicas.md) it follows the others too: their Inbox items, their servers'
+ * states, and the events they store (each replica's connections store what they receive).
  *
  * Server events are relayed as the store has them, with the id `GET /api/events` lists them
  * under, so the dashboard can merge the two. The host announces an event as it starts storing
@@ -37,10 +42,13 @@ export class LiveFeed {
   private lastId = 0;
   private relay: Promise<void> = Promise.resolve();
   private relayQueued = false;
+  /** Stops following the other replicas (set while attached). */
+  private stopElsewhere: (() => void)[] = [];
 
   constructor(
     private readonly host: Host,
     private readonly onError: (error: unknown) => void,
+    private readonly shared: { readonly inbox?: InboxDesk; readonly replicas?: ReplicaViews } = {},
   ) {}
 
   /** How many listeners are attached (open streams). */
@@ -97,9 +105,16 @@ export class LiveFeed {
     this.host.on('event', this.onEvent);
     this.host.inbox.on('added', this.onInbox);
     this.host.inbox.on('resolved', this.onInbox);
+    const { inbox, replicas } = this.shared;
+    if (inbox) this.stopElsewhere.push(inbox.onChange(this.onInbox));
+    if (replicas)
+      this.stopElsewhere.push(
+        replicas.subscribe((change) => (change === 'servers' ? this.onServers() : this.onEvent())),
+      );
   }
 
   private detach(): void {
+    for (const stop of this.stopElsewhere.splice(0)) stop();
     this.generation++;
     this.host.off('servers', this.onServers);
     this.host.off('catalog', this.onCatalog);

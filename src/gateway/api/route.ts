@@ -3,7 +3,9 @@ import type { GatewayConfig } from '../../core/config/gateway-config.js';
 import type { Host } from '../../host/host.js';
 import type { GatewayContext, Principal } from '../http/context.js';
 import type { Csrf } from './csrf.js';
+import type { InboxDesk } from './inbox-desk.js';
 import type { LiveFeed } from './live-feed.js';
+import type { ReplicaViews } from './replica-views.js';
 import type { HttpMethod, Routable } from './router.js';
 import type { SseStream } from './sse.js';
 
@@ -22,6 +24,10 @@ export interface ApiDeps {
   readonly csrf: Csrf;
   /** Host and Inbox changes, for the event streams. */
   readonly feed: LiveFeed;
+  /** The Inbox as the API shows it: the host's, or with replicas every replica's. */
+  readonly inbox: InboxDesk;
+  /** The other replicas of this gateway (docs/replicas.md); absent on a single gateway. */
+  readonly replicas?: ReplicaViews;
   /** Registers an open event stream, so `close()` of the handler can end it. */
   readonly track: (stream: SseStream) => void;
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../http/context.js';
 import { visibleStatuses } from '../visible-servers.js';
 import { ApiProblem } from './api-errors.js';
 import type { ApiServer } from './api-types.js';
+import type { ReplicaViews } from './replica-views.js';
 
 /**
  * Servers as the API shows them, and the checks routes make before they use one: it exists
@@ -22,9 +23,13 @@ export function isConfigFileSource(source: string): boolean {
   return source === 'config' || isAbsolute(source);
 }
 
-/** A server's status as the API shows it: where it comes from, whether it can be edited, what to do. */
-export function toApiServer(status: ServerStatus, host: Host): ApiServer {
+/**
+ * A server's status as the API shows it: where it comes from, whether it can be edited, what
+ * to do, and with replicas its state on each of them.
+ */
+export function toApiServer(status: ServerStatus, host: Host, replicas?: ReplicaViews): ApiServer {
   const config = host.serverConfig(status.name);
+  const states = replicas?.serverStates(status.name);
   const description = config?.description;
   const t = config?.transport;
   const hint = fixHint(status, host.logFile(status.name));
@@ -52,12 +57,13 @@ export function toApiServer(status: ServerStatus, host: Host): ApiServer {
         items,
       })),
     }),
+    ...(states && { replicas: states }),
   };
 }
 
 /** The servers `principal` may see (visible-servers.ts), as the API shows them. */
-export function visibleServers(host: Host, principal: Principal): ApiServer[] {
-  return visibleStatuses(host, principal).map((s) => toApiServer(s, host));
+export function visibleServers(host: Host, principal: Principal, replicas?: ReplicaViews): ApiServer[] {
+  return visibleStatuses(host, principal).map((s) => toApiServer(s, host, replicas));
 }
 
 /** The status of `name`: 404 when there is no such server, 403 when the caller may not use it. */

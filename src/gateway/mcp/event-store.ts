@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 import { SwitchboardError } from '../../core/errors.js';
+import { type StreamArchive, streamRequests } from './stream-archive.js';
 
 /**
  * What the gateway keeps for resumable streams (MCP 2025-11-25 Streamable HTTP, "Resumability
@@ -14,6 +15,10 @@ import { SwitchboardError } from '../../core/errors.js';
  * see there), and as a whole (past `totalBytes`, the streams written least recently are
  * dropped whole). A resume from an event that has been dropped since gets the events still
  * kept after it: what fell out in between is lost, not invented.
+ *
+ * With replicas (docs/replicas.md) every event is also written to an archive in the shared
+ * store (stream-archive.ts) before it goes to the client, so the replica that takes a session
+ * over from one that died resumes its streams from there.
  */
 export interface EventStoreLimits {
   readonly eventsPerStream: number;
@@ -101,10 +106,19 @@ export class GatewayEventStore {
   private total = 0;
   /** Bytes of the streams in `answered`. */
   private answeredTotal = 0;
+  private readonly archive: StreamArchive | undefined;
 
-  constructor(options: { readonly limits?: Partial<EventStoreLimits>; readonly now?: () => number } = {}) {
+  constructor(
+    options: {
+      readonly limits?: Partial<EventStoreLimits>;
+      readonly now?: () => number;
+      /** Where events are kept for the other replicas (stream-archive.ts); absent on one gateway. */
+      readonly archive?: StreamArchive;
+    } = {},
+  ) {
     this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...options.limits };
     this.now = options.now ?? Date.now;
+    this.archive = options.archive;
   }
 
   /**
@@ -114,6 +128,25 @@ export class GatewayEventStore {
    */
   forSession(session: string): SessionEventStore {
     if (!this.bySession.has(session)) this.bySession.set(session, new Map());
+    const archive = this.archive;
+    if (archive) {
+      // Kept in the archive before the client has it: what a client saw, an heir can replay.
+      const archived = async (streamId: StreamId, message: JSONRPCMessage, json: string) => {
+        const id = this.store(session, streamId, message, json);
+        await this.archiveEvent(archive, session, streamId, id, json);
+        return id;
+      };
+      return {
+        storeEvent: (streamId, message) => archived(streamId, message, JSON.stringify(message)),
+        storeEncoded: archived,
+        getStreamIdForEventId: async (eventId) =>
+          this.find(session, eventId)?.stream.streamId ?? (await archive.find(session, eventId))?.streamId,
+        replayEventsAfter: (eventId, { send }) =>
+          this.find(session, eventId) === undefined
+            ? archive.replay(session, eventId, send)
+            : this.replay(session, eventId, send),
+      };
+    }
     return {
       storeEvent: async (streamId, message) =>
         this.store(session, streamId, message, JSON.stringify(message)),
@@ -123,12 +156,39 @@ export class GatewayEventStore {
     };
   }
 
-  /** Forgets every event of `session`, and keeps no more (its session closed). */
-  clear(session: string): void {
+  /**
+   * Forgets every event of `session`, and keeps no more (its session closed). `archived`
+   * false keeps what the archive holds (this replica stops, and another will take it over).
+   */
+  clear(session: string, options: { readonly archived?: boolean } = {}): void {
+    if (options.archived !== false) this.archive?.drop(session);
     const streams = this.bySession.get(session);
     if (!streams) return;
     for (const stream of streams.values()) this.drop(stream);
     this.bySession.delete(session);
+  }
+
+  /** Writes the event `id` (just stored here) to the archive; the first of a stream says its requests. */
+  private async archiveEvent(
+    archive: StreamArchive,
+    session: string,
+    streamId: StreamId,
+    id: EventId,
+    json: string,
+  ): Promise<void> {
+    const dot = id.lastIndexOf('.');
+    const seq = Number(id.slice(dot + 1));
+    // Only a stream that opens with a priming event is a POST's: the standalone GET stream's
+    // first event may be sent while some POST is being served.
+    const requests = seq === 1 && json === PRIMING ? streamRequests.getStore() : undefined;
+    await archive.store({
+      token: id.slice(0, dot),
+      seq,
+      session,
+      streamId,
+      message: json,
+      ...(requests && { requests }),
+    });
   }
 
   /**
@@ -165,7 +225,9 @@ export class GatewayEventStore {
     let stream = streams.get(streamId);
     if (!stream) {
       stream = {
-        token: streamToken(),
+        // With an archive, the token names this replica too: the archive tells its own streams
+        // (perhaps still running) from those of a replica that died.
+        token: this.archive ? `${this.archive.origin}${streamToken()}` : streamToken(),
         session,
         streamId,
         events: [],
@@ -285,7 +347,7 @@ function isResponse(message: JSONRPCMessage): boolean {
 }
 
 /** What the SDK stores for a priming event. */
-const PRIMING = '{}';
+export const PRIMING = '{}';
 
 /** Random bytes drawn at once for stream tokens: one system call per many streams, not one each. */
 const TOKEN_BYTES = 9;

@@ -60,6 +60,7 @@ import {
   forwarded,
   logThreshold,
   nextRound,
+  pinnedHere,
   type RelayOptions,
   relayedAnswer,
   relayedParts,
@@ -117,6 +118,13 @@ export interface GatewayServerOptions {
    * each served by a server of its own, share it.
    */
   readonly openedViews?: OpenedViews;
+  /**
+   * This gateway as one replica of several (docs/replicas.md): a multi-round call whose next
+   * round only this replica can serve — a parked call, or a round of a server it runs itself
+   * (`pins`: a stdio server) — names it in its `requestState`, and the others relay that round
+   * here (placed-rounds.ts). Absent: one gateway.
+   */
+  readonly replica?: { readonly id: string; readonly pins: (server: string) => boolean };
 }
 
 let processCodec: RequestStateCodec<RelayState> | undefined;
@@ -325,7 +333,7 @@ function registerToolRoutes(
       session: principal.id,
     });
     if (refused !== undefined) return errorResult(refused);
-    const state = roundState(ctx, name, args);
+    const state = roundState(ctx, name, args, options.replica?.id);
     const consent = await consentFor(
       { host, principal: principal.id, mode: options.consent, consentedBefore: state?.c === true },
       server,
@@ -414,7 +422,7 @@ function registerPromptRoutes(
         }),
       );
     }
-    const state = roundState(ctx, request.params.name, args);
+    const state = roundState(ctx, request.params.name, args, options.replica?.id);
     const answer = await forwarded(() =>
       host.relayRequest(
         found.server,
@@ -425,7 +433,11 @@ function registerPromptRoutes(
       ),
     );
     if (answer.kind !== 'input_required') return answer.raw as GetPromptResult;
-    return nextRound(options, ctx, answer.raw, { n: request.params.name, h: argumentsDigest(args) });
+    return nextRound(options, ctx, answer.raw, {
+      n: request.params.name,
+      h: argumentsDigest(args),
+      ...pinnedHere(options, found.server),
+    });
   });
 }
 

@@ -4,8 +4,8 @@ import {
   isInitializeRequest,
   isLegacyRequest,
   type McpHttpHandler,
+  type RequestStateCodec,
   type Server,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -23,12 +23,16 @@ import { sessionLogLevel } from './gateway-server.js';
 import { jsonRpcError } from './json-rpc-error.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { isListenRequest, ListenHandlers } from './listen-handlers.js';
-import { checkParamHeaders } from './param-headers.js';
+import { paramHeaderRefusal } from './param-headers.js';
+import { serveRoundElsewhere } from './placed-rounds.js';
 import { replayInitialize, servePlaced, storedInitialize } from './placed-sessions.js';
+import type { RelayState } from './relay-state.js';
 import { everyListChanged, type GatewayPrincipal, type ViewChanges } from './served-catalog.js';
 import { servedWithSpan } from './served-span.js';
 import type { SessionPlacement } from './session-placement.js';
+import { asNegotiated, noticeCancellations } from './session-requests.js';
 import { type SettledCall, withSettledCall } from './settled-call.js';
+import { type StreamArchive, withStreamRequests } from './stream-archive.js';
 
 /**
  * The `/mcp` endpoint for every era. 2026-07-28 requests are stateless: the SDK's
@@ -72,6 +76,16 @@ export interface McpEndpointOptions {
    * live here alone.
    */
   readonly placement?: SessionPlacement;
+  /**
+   * Where stream events are kept for the other replicas (stream-archive.ts): a replica that
+   * takes a session over resumes its streams from there. Absent: in this process's memory only.
+   */
+  readonly archive?: StreamArchive;
+  /**
+   * The codec of multi-round states (relay-state.ts), with `placement`: a round only another
+   * replica can serve is relayed there (placed-rounds.ts).
+   */
+  readonly relayState?: RequestStateCodec<RelayState>;
 }
 
 type Session = {
@@ -112,6 +126,7 @@ export class McpEndpoint {
     this.events = new GatewayEventStore({
       ...(options.events && { limits: options.events }),
       now: this.now,
+      ...(options.archive && { archive: options.archive }),
     });
     this.modern = this.modernHandler();
     this.listens = new ListenHandlers(() => this.modernHandler());
@@ -156,8 +171,23 @@ export class McpEndpoint {
     const sessionCall = call ? undefined : this.plainSessionCallOf(head, parsedBody);
     if (!call && (sessionCall || (await isLegacyRequest(request(), parsedBody))))
       return await this.legacy(own, principal, parsedBody, sessionCall);
-    const mismatch = this.paramHeaderRefusal(head, principal, parsedBody);
+    const mismatch =
+      this.options.toolFor &&
+      paramHeaderRefusal((name) => this.options.toolFor!(principal, name), head, parsedBody);
     if (mismatch) return mismatch;
+    const { placement, relayState } = this.options;
+    if (placement && relayState && !call) {
+      const elsewhere = await serveRoundElsewhere({
+        placement,
+        codec: relayState,
+        principal,
+        body: parsedBody,
+        request,
+        signal: own.signal,
+        relayed: placement.relayed(head),
+      });
+      if (elsewhere) return elsewhere;
+    }
     // A listen stream is served by the handler of its caller's view, whose notifications are
     // that view's alone; every other request by the one shared handler.
     const modern = isListenRequest(parsedBody) ? this.listens.handlerFor(principal) : this.modern;
@@ -285,39 +315,6 @@ export class McpEndpoint {
     return idle.length;
   }
 
-  /**
-   * 400 / -32020 (HeaderMismatch) when a 2026-07-28 `tools/call` disagrees with its
-   * `Mcp-Param-*` headers (SEP-2243): intermediaries route on those headers, so a request whose
-   * headers say one thing and body another must not be served.
-   */
-  private paramHeaderRefusal(
-    head: RequestHead,
-    principal: GatewayPrincipal,
-    body: unknown,
-  ): Response | undefined {
-    if (!this.options.toolFor || typeof body !== 'object' || body === null || Array.isArray(body))
-      return undefined;
-    const { id, method, params } = body as { id?: unknown; method?: unknown; params?: unknown };
-    if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
-    const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
-    const tool = typeof name === 'string' ? this.options.toolFor(principal, name) : undefined;
-    if (!tool || typeof args !== 'object' || args === null) return undefined;
-    const mismatch = checkParamHeaders(tool, args as Record<string, unknown>, { get: head.header });
-    if (!mismatch) return undefined;
-    return Response.json(
-      {
-        jsonrpc: '2.0',
-        id: typeof id === 'string' || typeof id === 'number' ? id : null,
-        error: {
-          code: -32020,
-          message: `Header mismatch: ${mismatch.reason}`,
-          data: { header: mismatch.header },
-        },
-      },
-      { status: 400 },
-    );
-  }
-
   private async legacy(
     source: RequestSource,
     principal: GatewayPrincipal,
@@ -358,11 +355,15 @@ export class McpEndpoint {
             },
           }),
         });
-      if (plain && !offersCallbacks(session.server.getClientCapabilities())) {
-        const answer = await this.fastSession(sessionId, session, principal, plain, sdk);
-        if (answer) return answer;
-      }
-      return sdk();
+      const serve = async () => {
+        if (plain && !offersCallbacks(session.server.getClientCapabilities())) {
+          const answer = await this.fastSession(sessionId, session, principal, plain, sdk);
+          if (answer) return answer;
+        }
+        return sdk();
+      };
+      // With an archive, the requests a POST stream answers are noted on it (stream-archive.ts).
+      return this.options.archive ? withStreamRequests(parsedBody, serve) : serve();
     }
     const request = source.request();
     if (request.method === 'POST' && isInitializeRequest(parsedBody))
@@ -524,51 +525,14 @@ export class McpEndpoint {
         known.fastCalls.clear();
       }
     }
-    this.events.clear(id);
+    // A replica that stops keeps its sessions' archived events: another takes them over.
+    this.events.clear(id, { archived: !this.closing });
   }
 
   private async closeSession(id: string, session: Pick<Session, 'server' | 'transport'>): Promise<void> {
     this.forget(id, session);
     await session.transport.close().catch(() => undefined);
     await session.server.close().catch(() => undefined);
-  }
-}
-
-/**
- * The request as the transport should judge it: by the version the session negotiated, when
- * a request's `MCP-Protocol-Version` names another supported one. The SDK decides from that
- * header alone whether a POST stream opens with a priming event (and so whether it can be
- * resumed), but what a client can parse — an empty `data:` event from 2025-11-25 on — is what
- * it said at `initialize`; the spec has the header SHOULD repeat that version anyway.
- * Unsupported versions are left alone, for the transport to refuse with 400.
- */
-function asNegotiated(request: Request, server: Server): Request {
-  const negotiated = server.getNegotiatedProtocolVersion();
-  const sent = request.headers.get('mcp-protocol-version');
-  if (negotiated === undefined || sent === null || sent === negotiated) return request;
-  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(sent)) return request;
-  const headers = new Headers(request.headers);
-  headers.set('mcp-protocol-version', negotiated);
-  return new Request(request, { headers });
-}
-
-/**
- * A client's `notifications/cancelled` for a call the fast path runs aborts it (the message
- * still goes to the SDK, which has no such request and ignores it, as the spec allows).
- */
-function noticeCancellations(session: StreamableSession, body: unknown): void {
-  if (session.fastCalls.size === 0) return;
-  for (const message of Array.isArray(body) ? body : [body]) {
-    if (typeof message !== 'object' || message === null) continue;
-    const { method, params } = message as {
-      method?: unknown;
-      params?: { requestId?: unknown; reason?: unknown };
-    };
-    if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null) continue;
-    const id = params.requestId;
-    if (typeof id !== 'string' && typeof id !== 'number') continue;
-    const reason = typeof params.reason === 'string' ? params.reason : 'The client cancelled the request.';
-    session.fastCalls.get(id)?.abort(new Error(reason));
   }
 }
 

@@ -112,6 +112,8 @@ async function parkedRound(
         n: call.name,
         h: argumentsDigest(call.args),
         p: parked.id,
+        // The parked call lives in this process: its next round must come back here.
+        ...(options.replica && { r: options.replica.id }),
         ...((call.consent.consented || call.state?.c) && { c: true }),
       },
       ctx,

@@ -37,7 +37,7 @@ export async function servePlaced(options: {
   readonly body: unknown;
 }): Promise<Placed> {
   const { placement, id, source, principal } = options;
-  const relayed = placement.relayed(source.head, id);
+  const relayed = placement.relayed(source.head);
   for (let attempt = 0; attempt < LOCATE_ATTEMPTS; attempt++) {
     const placed = await placement.locate(id);
     // Another principal's session id is answered like an unknown one: nothing to learn from it.
@@ -112,26 +112,38 @@ function notFound(kind: 'streamable' | 'sse'): Response {
     : jsonRpcError(404, -32001, 'Session not found; initialize a new one.');
 }
 
+const REPLICA_LOST_MESSAGE =
+  'The gateway replica serving this session went away while it served this request; retry it.';
+
+/** The JSON-RPC error answering request `id`, which a replica that went away was serving. */
+export function replicaLostAnswer(id: string | number): {
+  jsonrpc: '2.0';
+  id: string | number;
+  error: { code: number; message: string; data: { code: 'REPLICA_LOST'; retryable: true } };
+} {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: REPLICA_LOST_CODE,
+      message: REPLICA_LOST_MESSAGE,
+      data: { code: 'REPLICA_LOST', retryable: true },
+    },
+  };
+}
+
 /**
  * The answer to a request whose replica went away while serving it: a JSON-RPC error for its
  * id (a client fails that one call, and may retry it), or 503 with `Retry-After` when the
  * request has no single id (a GET stream, notifications).
  */
-function replicaLost(body: unknown): Response {
-  const message =
-    'The gateway replica serving this session went away while it served this request; retry it.';
+export function replicaLost(body: unknown): Response {
   const id =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as { id?: unknown }).id
       : undefined;
-  if (typeof id === 'string' || typeof id === 'number') {
-    return Response.json({
-      jsonrpc: '2.0',
-      id,
-      error: { code: REPLICA_LOST_CODE, message, data: { code: 'REPLICA_LOST', retryable: true } },
-    });
-  }
-  const response = jsonRpcError(503, REPLICA_LOST_CODE, message);
+  if (typeof id === 'string' || typeof id === 'number') return Response.json(replicaLostAnswer(id));
+  const response = jsonRpcError(503, REPLICA_LOST_CODE, REPLICA_LOST_MESSAGE);
   response.headers.set('retry-after', '1');
   return response;
 }

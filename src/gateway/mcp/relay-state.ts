@@ -18,6 +18,11 @@ export interface RelayState {
   readonly u?: string;
   /** The id of the call parked in this gateway process for a 2025-era upstream (parked-calls.ts). */
   readonly p?: string;
+  /**
+   * The gateway replica that alone can serve the next round (docs/replicas.md): the one holding
+   * the parked call, or running the stdio server whose state `u` is. The others relay it there.
+   */
+  readonly r?: string;
 }
 
 /** The state codec of one gateway: `key` is shared by every instance (see `relayStateKey`). */

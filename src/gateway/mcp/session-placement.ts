@@ -52,5 +52,14 @@ export interface SessionPlacement {
     signal: AbortSignal,
   ): Promise<Response | RelayFailure>;
   /** Whether this request was relayed here by another replica: then it is never relayed again. */
-  relayed(head: RequestHead, session: string): boolean;
+  relayed(head: RequestHead): boolean;
+  /** Where live replica `id` is reached; undefined when it is gone (or is this one). */
+  urlOf(id: string): string | undefined;
+  /** Relays a request that is no session's (a round of a multi-round call) to the replica at `url`. */
+  forward(
+    url: string,
+    request: Request,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Response | RelayFailure>;
 }

@@ -78,12 +78,14 @@ export function callerOf(server: Server, ctx: ServerContext): Caller | undefined
 
 /**
  * The state of this round of a multi-round 2026-07-28 call (verified by the SDK through the
- * codec before the handler runs), checked to belong to this very call.
+ * codec before the handler runs), checked to belong to this very call, and to this replica
+ * (`replica`, its id) when it names one.
  */
 export function roundState(
   ctx: ServerContext,
   name: string,
   args: Record<string, unknown>,
+  replica?: string,
 ): RelayState | undefined {
   const state = ctx.mcpReq.requestState<RelayState>();
   if (state === undefined) return undefined;
@@ -93,7 +95,25 @@ export function roundState(
       'The requestState belongs to another call (its name or arguments differ); send the call again without it.',
     );
   }
+  // The replicas relay such a round to the one it names (placed-rounds.ts); one that reaches
+  // another anyway (that replica is gone) cannot be served.
+  if (state.r !== undefined && state.r !== replica) throw roundElsewhere();
   return state;
+}
+
+/** The refusal of a round only another replica could serve, which is gone. */
+export function roundElsewhere(): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    'This requestState continues a call that only the gateway replica which started it can serve (it ' +
+      'runs that call, or the stdio server behind it), and that replica is gone. Send the call again ' +
+      'without requestState, to start it over.',
+  );
+}
+
+/** `{ r }` for the state of a round of `server` that only this replica can serve (see `RelayState.r`). */
+export function pinnedHere(options: GatewayServerOptions, server: string): { r?: string } {
+  return options.replica?.pins(server) ? { r: options.replica.id } : {};
 }
 
 /** What of a 2026-07-28 request crosses to the upstream; `undefined` for a 2025 session. */
@@ -178,6 +198,7 @@ export function relayedAnswer(
   return nextRound(options, call.ctx, answer.raw, {
     n: call.name,
     h: argumentsDigest(call.args),
+    ...pinnedHere(options, entry.server),
     ...(call.consent.consented && { c: true }),
   });
 }

@@ -1,9 +1,10 @@
 /**
  * The proof a request was forwarded by another replica of this gateway: an HMAC (SHA-256)
  * under a key every replica derives from `SWITCHBOARD_SECRET_KEY`, over the sending replica's
- * id, the time and the session the request is for. The owner still authenticates the caller's
- * own credential (forwarding passes it on unchanged); the proof only says the request was
- * already counted by the sender's rate limits and must not be forwarded again.
+ * id, the time and what the request is for (its method, path and session: `forwardingSubject`).
+ * The receiver still authenticates the caller's own credential (forwarding passes it on
+ * unchanged); the proof only says the request was already counted by the sender's rate limits
+ * and must not be forwarded again.
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
@@ -18,6 +19,15 @@ export function forwardingKey(secret: Uint8Array): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', secret, 'switchboard', 'replica forwarding v1', 32));
 }
 
+/**
+ * What a proof covers of a request: its method, path and session (`Mcp-Session-Id`, which a
+ * relay of a 2024-11-05 message sets from its URL), so a proof taken from one request does not
+ * pass another path or session.
+ */
+export function forwardingSubject(method: string, pathname: string, session: string | null): string {
+  return `${method} ${pathname} ${session ?? ''}`;
+}
+
 /** Signs and checks forwarding proofs under one key. */
 export class ForwardingProof {
   constructor(
@@ -25,26 +35,26 @@ export class ForwardingProof {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The header value for a request about `session` sent by replica `replica`. */
-  sign(replica: string, session: string): string {
+  /** The header value for a request about `subject` (`forwardingSubject`) sent by replica `replica`. */
+  sign(replica: string, subject: string): string {
     const at = String(this.now());
-    return `${replica}.${at}.${this.mac(replica, at, session)}`;
+    return `${replica}.${at}.${this.mac(replica, at, subject)}`;
   }
 
-  /** The sending replica's id when `value` is a fresh proof for `session`, else undefined. */
-  verify(value: string | null, session: string | null): string | undefined {
-    if (value === null || session === null) return undefined;
+  /** The sending replica's id when `value` is a fresh proof for `subject`, else undefined. */
+  verify(value: string | null, subject: string): string | undefined {
+    if (value === null) return undefined;
     const parts = value.split('.');
     if (parts.length !== 3) return undefined;
     const [replica, at, mac] = parts as [string, string, string];
     const age = this.now() - Number(at);
     if (!Number.isFinite(age) || Math.abs(age) > MAX_AGE_MS) return undefined;
-    const expected = Buffer.from(this.mac(replica, at, session));
+    const expected = Buffer.from(this.mac(replica, at, subject));
     const given = Buffer.from(mac);
     return given.length === expected.length && timingSafeEqual(given, expected) ? replica : undefined;
   }
 
-  private mac(replica: string, at: string, session: string): string {
-    return createHmac('sha256', this.key).update(`${replica}\n${at}\n${session}`).digest('base64url');
+  private mac(replica: string, at: string, subject: string): string {
+    return createHmac('sha256', this.key).update(`${replica}\n${at}\n${subject}`).digest('base64url');
   }
 }

@@ -4,7 +4,9 @@
  * list it read, records the sessions it opens in `mcp_sessions`, and relays requests for
  * another replica's session to it, signed with the forwarding proof. A replica whose heartbeat
  * is stale, or that refuses connections, is gone: its sessions are taken over by whichever
- * replica next gets one of their requests (a compare-and-set on the owner in the store).
+ * replica next gets one of their requests (a compare-and-set on the owner in the store). The
+ * heartbeat also carries what the others show of this replica: how many Inbox front-ends it
+ * has attached, and (published on change) its upstream servers' states.
  */
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
@@ -12,7 +14,7 @@ import type { ReplicaRecord, ReplicaRepository, SessionRecord } from '../../stor
 import type { RequestHead } from '../http/context.js';
 import type { PlacedSession, RelayFailure, SessionPlacement } from '../mcp/session-placement.js';
 import { RequestForwarder } from './forward-request.js';
-import { FORWARDED_HEADER, ForwardingProof } from './forwarded-header.js';
+import { FORWARDED_HEADER, ForwardingProof, forwardingSubject } from './forwarded-header.js';
 
 export interface ReplicaSetOptions {
   readonly repository: ReplicaRepository;
@@ -49,6 +51,11 @@ export class ReplicaSet implements SessionPlacement {
   private url = '';
   private beats = 0;
   #share = 1;
+  /** Inbox front-ends attached here, as the next heartbeat announces. */
+  private frontEnds = 0;
+  /** What the others looked like at the last heartbeat (see `onPeers`). */
+  private lastPeers = '';
+  private readonly peerListeners = new Set<() => void>();
 
   constructor(private readonly options: ReplicaSetOptions) {
     this.now = options.now ?? Date.now;
@@ -60,14 +67,67 @@ export class ReplicaSet implements SessionPlacement {
     this.url = url;
     await this.beat();
     const every = this.options.beatMs ?? 1_000;
-    this.timer = setInterval(() => {
-      this.beating ??= this.beat()
-        .catch((error: unknown) => this.options.onerror?.(asError(error)))
-        .finally(() => {
-          this.beating = undefined;
-        });
-    }, every);
+    this.timer = setInterval(() => void this.refresh(), every);
     this.timer.unref();
+  }
+
+  /** Where this replica is reached (its announced URL). */
+  get ownUrl(): string {
+    return this.url;
+  }
+
+  /**
+   * A heartbeat now (one at a time): announces what changed here, and reads the others again.
+   * Resolves when it is done; failures go to `onerror`.
+   */
+  refresh(): Promise<void> {
+    if (this.left || this.url === '') return Promise.resolve();
+    this.beating ??= this.beat()
+      .catch((error: unknown) => this.options.onerror?.(asError(error)))
+      .finally(() => {
+        this.beating = undefined;
+      });
+    return this.beating;
+  }
+
+  /**
+   * How many Inbox front-ends are attached here: announced at once when that starts or stops
+   * being none (an approval on another replica then waits, or is declined, accordingly).
+   */
+  setFrontEnds(count: number): void {
+    const crossed = count > 0 !== this.frontEnds > 0;
+    this.frontEnds = count;
+    // After a heartbeat under way, which may have read the count before it changed.
+    if (crossed) void (this.beating ?? Promise.resolve()).then(() => this.refresh());
+  }
+
+  /** Whether an Inbox front-end is attached to another live replica. */
+  frontEndsElsewhere(): boolean {
+    return this.alive().some((peer) => peer.id !== this.self && peer.frontEnds > 0);
+  }
+
+  /** Records this replica's upstream servers' states, for the others' dashboards. */
+  async publishServers(servers: unknown): Promise<void> {
+    if (this.left) return;
+    await this.options.repository.publishServers(this.self, servers);
+  }
+
+  /** The live replica `id`, if it is one. */
+  peer(id: string): ReplicaRecord | undefined {
+    return this.alive().find((peer) => peer.id === id);
+  }
+
+  urlOf(id: string): string | undefined {
+    return id === this.self ? undefined : this.peer(id)?.url;
+  }
+
+  /**
+   * Calls `listener` whenever a heartbeat found the others changed: one came or went, or what
+   * it shows (front-ends, servers) is new. Returns the function that stops it.
+   */
+  onPeers(listener: () => void): () => void {
+    this.peerListeners.add(listener);
+    return () => this.peerListeners.delete(listener);
   }
 
   /** This replica's part of the set's work, 1/N of N alive (as of the last heartbeat). */
@@ -130,24 +190,40 @@ export class ReplicaSet implements SessionPlacement {
     body: string | undefined,
     signal: AbortSignal,
   ): Promise<Response | RelayFailure> {
+    const answer = await this.forward(url, request, body, signal, session);
+    if (typeof answer === 'string') this.known.delete(session);
+    return answer;
+  }
+
+  /**
+   * Relays `request` (with `body`, its text) to the replica at `url` with the forwarding proof,
+   * for `session` when it is a session's: the answer streams back as it comes.
+   */
+  async forward(
+    url: string,
+    request: Request,
+    body: string | undefined,
+    signal: AbortSignal,
+    session?: string,
+  ): Promise<Response | RelayFailure> {
     const headers = new Headers(request.headers);
-    headers.set(FORWARDED_HEADER, this.proof.sign(this.self, session));
     // A 2024-11-05 message names its session in the URL: the proof covers it by this header.
-    if (!headers.has('mcp-session-id')) headers.set('mcp-session-id', session);
+    if (session !== undefined && !headers.has('mcp-session-id')) headers.set('mcp-session-id', session);
     const target = new URL(request.url);
-    const answer = await this.forwarder.forward(url, {
+    const subject = forwardingSubject(request.method, target.pathname, headers.get('mcp-session-id'));
+    headers.set(FORWARDED_HEADER, this.proof.sign(this.self, subject));
+    return this.forwarder.forward(url, {
       method: request.method,
       path: `${target.pathname}${target.search}`,
       headers,
       ...(body !== undefined && { body }),
       signal,
     });
-    if (typeof answer === 'string') this.known.delete(session);
-    return answer;
   }
 
-  relayed(head: RequestHead, session: string | null): boolean {
-    return this.proof.verify(head.header(FORWARDED_HEADER), session) !== undefined;
+  relayed(head: RequestHead): boolean {
+    const subject = forwardingSubject(head.method, head.pathname, head.header('mcp-session-id'));
+    return this.proof.verify(head.header(FORWARDED_HEADER), subject) !== undefined;
   }
 
   /** Stops the heartbeat and leaves the set: the sessions held here are the others' to take over. */
@@ -155,6 +231,7 @@ export class ReplicaSet implements SessionPlacement {
     if (this.left) return;
     this.left = true;
     clearInterval(this.timer);
+    this.peerListeners.clear();
     await this.beating;
     await this.options.repository
       .leave(this.self)
@@ -163,9 +240,17 @@ export class ReplicaSet implements SessionPlacement {
   }
 
   private async beat(): Promise<void> {
-    const peers = await this.options.repository.beat(this.self, this.url);
+    const peers = await this.options.repository.beat(this.self, this.url, this.frontEnds);
     this.peers = new Map(peers.map((peer) => [peer.id, peer]));
-    this.#share = 1 / Math.max(1, this.alive().length);
+    const alive = this.alive();
+    this.#share = 1 / Math.max(1, alive.length);
+    const others = JSON.stringify(
+      alive.filter((p) => p.id !== this.self).map((p) => [p.id, p.url, p.frontEnds, p.servers]),
+    );
+    if (others !== this.lastPeers) {
+      this.lastPeers = others;
+      for (const listener of [...this.peerListeners]) listener();
+    }
     // Sweeping is for records nobody will ask about again: now and then is often enough.
     if (this.beats++ % SWEEP_EVERY_BEATS === 0)
       await this.options.repository.sweep(new Date(this.now() - Math.max(60_000, this.options.orphanedMs)));

@@ -100,7 +100,7 @@ export function inboxApprovalAsker(inbox: Inbox, options: { readonly timeoutMs?:
 export function approvalThroughInbox(inbox: Inbox, timeoutMs: number): AskApproval {
   const ask = inboxApprovalAsker(inbox, { timeoutMs });
   return async (request, options) =>
-    inbox.listenerCount('added') === 0
+    !inbox.hasFrontEnd()
       ? {
           approved: false,
           reason:
@@ -112,6 +112,5 @@ export function approvalThroughInbox(inbox: Inbox, timeoutMs: number): AskApprov
 /** Elicitations through the Inbox; declined at once when no front-end could answer. */
 export function elicitationThroughInbox(inbox: Inbox): ElicitationHandler {
   const handler = inboxElicitationHandler(inbox);
-  return async (params, ctx) =>
-    inbox.listenerCount('added') === 0 ? { action: 'decline' } : handler(params, ctx);
+  return async (params, ctx) => (inbox.hasFrontEnd() ? handler(params, ctx) : { action: 'decline' });
 }

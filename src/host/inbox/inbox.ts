@@ -132,6 +132,17 @@ interface Pending {
   readonly settle: (answer: InboxAnswer) => void;
 }
 
+/** An item answered (or ended) lately: a second answer is told it came too late, and how it went. */
+interface Ended {
+  readonly item: InboxItem;
+  readonly outcome: InboxOutcome;
+  readonly at: number;
+}
+
+/** How many ended items are remembered, and for how long (see `ended`). */
+const ENDED_KEPT = 500;
+const ENDED_TTL_MS = 10 * 60_000;
+
 function checkTimeout(ms: number, what: string): number {
   if (!Number.isFinite(ms) || ms <= 0) {
     throw new SwitchboardError('INVALID_ARGUMENT', `${what} must be a positive number of milliseconds.`);
@@ -147,6 +158,28 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The refusal of an answer to an item that has ended: who was first does not matter, only that
+ * this answer changed nothing, and how the item went.
+ */
+export function alreadyAnswered(id: string, outcome: InboxOutcome): SwitchboardError {
+  const how =
+    outcome.action === 'accept'
+      ? 'accepted'
+      : outcome.reason === 'user'
+        ? `${outcome.action === 'decline' ? 'declined' : 'cancelled'} by a person`
+        : outcome.reason === 'timeout'
+          ? 'declined at its deadline'
+          : outcome.reason === 'aborted'
+            ? 'cancelled: the call gave up waiting'
+            : 'declined: the inbox closed';
+  return new SwitchboardError(
+    'ALREADY_ANSWERED',
+    `Inbox item "${id}" was already ${how}; this answer changed nothing. List the inbox for the items still waiting.`,
+    { details: { id, action: outcome.action } },
+  );
+}
+
 function outcomeOf(answer: InboxAnswer): InboxOutcome {
   return answer.action === 'accept'
     ? { action: 'accept', always: answer.always }
@@ -156,6 +189,10 @@ function outcomeOf(answer: InboxAnswer): InboxOutcome {
 /** See the module comment. Events: `added` (item), `resolved` (item, outcome without content). */
 export class Inbox extends TypedEmitter<InboxEvents> {
   private readonly pending = new Map<string, Pending>();
+  private readonly recent = new Map<string, Ended>();
+  /** Front-ends of other processes sharing this Inbox's items (see `shareFrontEnds`). */
+  private elsewhere: () => boolean = () => false;
+  private frontEndsChanged: ((count: number) => void) | undefined;
   private readonly timeoutMs: number;
   private readonly maxPending: number;
   private readonly previewChars: number;
@@ -171,6 +208,46 @@ export class Inbox extends TypedEmitter<InboxEvents> {
   /** How many items wait. */
   get size(): number {
     return this.pending.size;
+  }
+
+  /**
+   * Whether a person can answer an item: a front-end listens for `added` here, or one of
+   * another process does (gateway replicas, see `shareFrontEnds`). Without one, approvals and
+   * elicitations are declined at once rather than wait for nobody (inbox-adapters.ts).
+   */
+  hasFrontEnd(): boolean {
+    return this.listenerCount('added') > 0 || this.elsewhere();
+  }
+
+  /**
+   * Links this Inbox to the front-ends of other processes (gateway replicas sharing their
+   * items, docs/replicas.md): `elsewhere` says whether any is attached there, `changed` is told
+   * how many are attached here whenever that changes.
+   */
+  shareFrontEnds(options: {
+    readonly elsewhere: () => boolean;
+    readonly changed: (count: number) => void;
+  }): void {
+    this.elsewhere = options.elsewhere;
+    this.frontEndsChanged = options.changed;
+  }
+
+  override on<K extends keyof InboxEvents & string>(
+    event: K,
+    listener: (...args: InboxEvents[K]) => void,
+  ): this {
+    super.on(event, listener);
+    if (event === 'added') this.frontEndsChanged?.(this.listenerCount('added'));
+    return this;
+  }
+
+  override off<K extends keyof InboxEvents & string>(
+    event: K,
+    listener: (...args: InboxEvents[K]) => void,
+  ): this {
+    super.off(event, listener);
+    if (event === 'added') this.frontEndsChanged?.(this.listenerCount('added'));
+    return this;
   }
 
   /**
@@ -248,7 +325,20 @@ export class Inbox extends TypedEmitter<InboxEvents> {
     return this.finish(id, this.answerFor(entry.item, action, content, options));
   }
 
-  /** `resolve()` for API callers: throws NOT_FOUND instead of returning false. */
+  /**
+   * An item that ended lately (answered, expired, cancelled; the last 500, for 10 minutes),
+   * and how: so a second answer can be told it came too late rather than that nothing was there.
+   */
+  ended(id: string): { readonly item: InboxItem; readonly outcome: InboxOutcome } | undefined {
+    const ended = this.recent.get(id);
+    if (ended === undefined || Date.now() - ended.at > ENDED_TTL_MS) return undefined;
+    return ended;
+  }
+
+  /**
+   * `resolve()` for API callers: throws ALREADY_ANSWERED for an item that ended lately (see
+   * `ended`), NOT_FOUND for one never seen, instead of returning false.
+   */
   resolveOrThrow(
     id: string,
     action: InboxAction,
@@ -256,6 +346,8 @@ export class Inbox extends TypedEmitter<InboxEvents> {
     options: ResolveOptions = {},
   ): void {
     if (!this.resolve(id, action, content, options)) {
+      const ended = this.ended(id);
+      if (ended) throw alreadyAnswered(id, ended.outcome);
       throw new SwitchboardError(
         'NOT_FOUND',
         `No inbox item "${id}" is waiting: it was answered, expired or never existed. List the inbox for the pending items.`,
@@ -293,7 +385,10 @@ export class Inbox extends TypedEmitter<InboxEvents> {
     if (!entry) return false;
     this.pending.delete(id);
     entry.settle(answer);
-    this.notify('resolved', entry.item, outcomeOf(answer));
+    const outcome = outcomeOf(answer);
+    if (this.recent.size >= ENDED_KEPT) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(id, { item: entry.item, outcome, at: Date.now() });
+    this.notify('resolved', entry.item, outcome);
     return true;
   }
 

@@ -8,6 +8,7 @@ import { migration002GrantsTokens } from './002-grants-tokens.js';
 import { migration003Locks } from './003-locks.js';
 import { migration004Replicas } from './004-replicas.js';
 import { migration005Tasks } from './005-tasks.js';
+import { migration006ReplicaViews } from './006-replica-views.js';
 
 /** The migrations of this version of Switchboard, keyed by id. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -16,4 +17,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '003-locks': migration003Locks,
   '004-replicas': migration004Replicas,
   '005-tasks': migration005Tasks,
+  '006-replica-views': migration006ReplicaViews,
 };

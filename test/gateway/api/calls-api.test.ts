@@ -154,7 +154,9 @@ describe('approvals and elicitations through the inbox', () => {
       const result = (await (await pending).json()) as ApiCallResult;
       expect(result.structuredContent).toEqual({ sum: 42 });
       await nextEvent<{ items: ApiInboxItem[] }>(stream, 'inbox', (d) => d.items.length === 0);
-      await under.api.error(`/api/inbox/${item.id}`, { body: { action: 'accept' } }, 404);
+      // A second answer changed nothing, and is told so.
+      const late = await under.api.error(`/api/inbox/${item.id}`, { body: { action: 'accept' } }, 409);
+      expect(late.code).toBe('ALREADY_ANSWERED');
     } finally {
       await stream.cancel();
     }

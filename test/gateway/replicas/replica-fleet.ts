@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll } from 'vitest';
 import { type KitchenStats, startKitchenSinkHttp } from '../../fixtures/kitchen-sink.js';
 import { type Balancer, freePort, haproxyBinary, startHaproxy } from '../../helpers/haproxy.js';
 import { type PostgresServer, startPostgresServer } from '../../helpers/postgres-server.js';
@@ -40,10 +42,48 @@ export function replicaTestsUnavailable(): string | undefined {
 
 const sha = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function startReplicaFleet(options: {
+/** What a fleet runs: how many replicas, and their config beside the defaults. */
+export interface FleetOptions {
   readonly count: number;
   readonly gateway?: Record<string, unknown>;
-}): Promise<ReplicaFleet> {
+  /** The governance section (default: full-auto, nobody is asked). */
+  readonly governance?: Record<string, unknown>;
+  /** Servers beside the shared kitchen sink (each replica runs its own stdio ones). */
+  readonly servers?: Record<string, unknown>;
+}
+
+/**
+ * The fleet of one test file: started before its tests (unless the replica tests cannot run
+ * here: then `skip` is true, and why is said once), closed after them, with every client
+ * `connectClient` made. `ready` runs once it is up.
+ */
+export function fleetForFile(
+  what: string,
+  options: FleetOptions,
+  ready?: (fleet: ReplicaFleet) => Promise<void>,
+): { readonly skip: boolean; readonly fleet: ReplicaFleet } {
+  const unavailable = replicaTestsUnavailable();
+  if (unavailable) console.warn(`skipping the replica ${what} tests: ${unavailable}`);
+  let fleet: ReplicaFleet | undefined;
+  beforeAll(async () => {
+    if (unavailable) return;
+    fleet = await startReplicaFleet(options);
+    await ready?.(fleet);
+  }, 240_000);
+  afterAll(async () => {
+    await clients.closeAll();
+    await fleet?.close();
+  }, 60_000);
+  return {
+    skip: unavailable !== undefined,
+    get fleet() {
+      if (!fleet) throw new Error('the fleet did not start');
+      return fleet;
+    },
+  };
+}
+
+export async function startReplicaFleet(options: FleetOptions): Promise<ReplicaFleet> {
   const binary = haproxyBinary();
   if (!binary) throw new Error(replicaTestsUnavailable());
   const root = await mkdtemp(join(tmpdir(), 'sb-replicas-'));
@@ -72,8 +112,8 @@ export async function startReplicaFleet(options: {
     await writeFile(
       join(root, 'switchboard.json'),
       JSON.stringify({
-        governance: { mode: 'full-auto' },
-        servers: { kitchen: { url: upstream.url } },
+        governance: options.governance ?? { mode: 'full-auto' },
+        servers: { kitchen: { url: upstream.url }, ...options.servers },
         gateway: {
           auth: {
             mode: 'bearer',
@@ -114,3 +154,50 @@ export async function startReplicaFleet(options: {
     throw error;
   }
 }
+
+/** How `connectClient` speaks: its era, what it declares, who it is. */
+export interface ClientOptions {
+  /** `2026`: pinned to 2026-07-28 (stateless); default: a 2025 session. */
+  readonly era?: '2025' | '2026';
+  readonly capabilities?: Record<string, unknown>;
+  /** Hand `input_required` rounds back to the caller instead of answering them (2026 only). */
+  readonly rounds?: 'caller';
+  readonly token?: string;
+  readonly name?: string;
+}
+
+/**
+ * An SDK client of `origin` (one replica, or the balancer) as alice unless told, connected;
+ * it is closed by `clients.closeAll()`.
+ */
+export async function connectClient(
+  origin: string,
+  options: ClientOptions = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client(
+    { name: options.name ?? `replica-${options.era ?? '2025'}`, version: '1.0.0' },
+    {
+      ...(options.capabilities && { capabilities: options.capabilities }),
+      ...(options.era === '2026' && { versionNegotiation: { mode: { pin: '2026-07-28' } } }),
+      ...(options.rounds === 'caller' && { inputRequired: { autoFulfill: false } }),
+    },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${options.token ?? ALICE}` } },
+  });
+  await client.connect(transport);
+  clients.add(client);
+  return { client, transport };
+}
+
+/** The clients `connectClient` made, for a test file's `afterAll`. */
+export const clients = {
+  add(client: Client): void {
+    open.add(client);
+  },
+  async closeAll(): Promise<void> {
+    await Promise.all([...open].map((c) => c.close().catch(() => undefined)));
+    open.clear();
+  },
+};
+const open = new Set<Client>();

@@ -1,4 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/wait.js';
 import { SseReader } from '../sse-events.js';
@@ -15,7 +17,8 @@ import {
  * Three `switchboard serve` replicas on one PostgreSQL database behind HAProxy (round-robin,
  * no stickiness): any replica serves any request of a 2025 session. The session's requests are
  * relayed to the replica that opened it, with the forwarding proof, and the session stays
- * bound to the principal that opened it on every replica.
+ * bound to the principal that opened it on every replica. The same for a 2024-11-05 HTTP+SSE
+ * session: its messages are taken on any replica and answered on its stream.
  */
 const unavailable = replicaTestsUnavailable();
 if (unavailable) console.warn(`skipping the replica session tests: ${unavailable}`);
@@ -24,7 +27,8 @@ let fleet: ReplicaFleet;
 
 beforeAll(async () => {
   if (unavailable) return;
-  fleet = await startReplicaFleet({ count: 3 });
+  // The 2024-11-05 HTTP+SSE transport too, beside Streamable HTTP.
+  fleet = await startReplicaFleet({ count: 3, gateway: { legacySse: true } });
 }, 180_000);
 
 afterAll(async () => {
@@ -125,6 +129,100 @@ describe.skipIf(unavailable !== undefined)('a 2025 session across replicas', () 
         expect((result.content as { text: string }[])[0]?.text).toBe(`call ${i}`);
       }
       await transport.terminateSession();
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(unavailable !== undefined)('a 2024-11-05 SSE session across replicas', () => {
+  it('takes its messages on any replica and answers them on its stream, for its principal only', async () => {
+    const [a, b, c] = fleet.replicas.map((r) => r.origin) as [string, string, string];
+    const opened = await fetch(`${a}/mcp/sse`, {
+      headers: { authorization: `Bearer ${ALICE}`, accept: 'text/event-stream' },
+    });
+    expect(opened.status).toBe(200);
+    const stream = new SseReader(opened.body);
+    const endpoint = await stream.next();
+    expect(endpoint?.event).toBe('endpoint');
+    const path = endpoint!.data;
+    const send = (origin: string, message: Record<string, unknown>, token = ALICE) =>
+      fetch(`${origin}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+      });
+    try {
+      const init = await send(b, {
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2024-11-05',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      });
+      expect(init.status).toBe(202);
+      await init.text();
+      expect((await stream.nextMessage()).message).toMatchObject({
+        id: 1,
+        result: { protocolVersion: '2024-11-05' },
+      });
+      expect((await send(c, { method: 'notifications/initialized' })).status).toBe(202);
+      for (const [id, origin] of [
+        [2, b],
+        [3, c],
+        [4, a],
+      ] as const) {
+        const accepted = await send(origin, echo(id, `sse via ${origin}`));
+        expect(accepted.status).toBe(202);
+        await accepted.text();
+        const { message } = await stream.nextMessage();
+        expect(message).toMatchObject({ id });
+        expect(textOf(message)).toBe(`sse via ${origin}`);
+      }
+      // Bound to alice on every replica; an unknown session is unknown everywhere.
+      for (const origin of [a, b, c]) {
+        const stranger = await send(origin, echo(5, 'as bob'), BOB);
+        expect(stranger.status).toBe(404);
+        await stranger.text();
+      }
+      const unknown = await fetch(`${b}/mcp/messages?sessionId=00000000-0000-4000-8000-000000000000`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+        body: JSON.stringify(echo(6, 'nobody')),
+      });
+      expect(unknown.status).toBe(404);
+      await unknown.text();
+    } finally {
+      await stream.cancel();
+    }
+    // The stream was the session: once it closed, its messages are refused on every replica.
+    await eventually(
+      async () => {
+        const late = await send(c, echo(7, 'too late'));
+        await late.text();
+        return late.status;
+      },
+      (status) => status === 404,
+      { what: 'refused a message of the closed SSE session' },
+    );
+  }, 60_000);
+
+  it('serves the SDK v1 SSE client through the balancer: its stream on one replica, its messages on all', async () => {
+    const client = new ClientV1({ name: 'replica-sse', version: '1.0.0' });
+    await client.connect(
+      new SSEClientTransport(new URL(`${fleet.balancer.origin}/mcp/sse`), {
+        requestInit: { headers: { authorization: `Bearer ${ALICE}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('mcp__kitchen__echo');
+      for (let i = 0; i < 9; i++) {
+        const result = await client.callTool({ name: 'mcp__kitchen__echo', arguments: { text: `sse ${i}` } });
+        expect((result.content as { text: string }[])[0]?.text).toBe(`sse ${i}`);
+      }
     } finally {
       await client.close();
     }

@@ -1,8 +1,9 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ALICE,
   BOB,
+  clients,
+  connectClient,
   type ReplicaFleet,
   replicaTestsUnavailable,
   startReplicaFleet,
@@ -13,7 +14,10 @@ import {
  * repeated with the same key on another replica gets the first call's result, and the
  * upstream is called once, whether the repeat comes after the first call or at the same time.
  * The rate limits: each of N replicas grants 1/N of the configured rate, so behind the
- * round-robin balancer a principal gets the configured rate, not N times it.
+ * round-robin balancer a principal, or an address, gets the configured rate, not N times it.
+ * Behind the balancer every client comes from the balancer's address: the address test sends
+ * from there (without a token, refused after the address limit), and runs before the principal
+ * test, whose requests it would otherwise share a bucket with.
  */
 const unavailable = replicaTestsUnavailable();
 if (unavailable) console.warn(`skipping the replica shared-state tests: ${unavailable}`);
@@ -21,7 +25,9 @@ if (unavailable) console.warn(`skipping the replica shared-state tests: ${unavai
 let fleet: ReplicaFleet;
 const PRINCIPAL_BURST = 20;
 const PRINCIPAL_RATE = 5;
-const clients: Client[] = [];
+// Well above the principal's, so the address limit never decides the principal test.
+const ADDRESS_BURST = 100;
+const ADDRESS_RATE = 30;
 
 beforeAll(async () => {
   if (unavailable) return;
@@ -29,7 +35,7 @@ beforeAll(async () => {
     count: 3,
     gateway: {
       rateLimit: {
-        perIp: { burst: 100_000, perSecond: 100_000 },
+        perIp: { burst: ADDRESS_BURST, perSecond: ADDRESS_RATE },
         perPrincipal: { burst: PRINCIPAL_BURST, perSecond: PRINCIPAL_RATE },
       },
     },
@@ -37,24 +43,12 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await clients.closeAll();
   await fleet?.close();
 }, 60_000);
 
 /** A 2026-07-28 client of one replica (not the balancer: the test decides where each call goes). */
-async function clientOf(origin: string): Promise<Client> {
-  const client = new Client(
-    { name: 'shared-state', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${ALICE}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
+const clientOf = async (origin: string) => (await connectClient(origin, { era: '2026' })).client;
 
 const upstreamCalls = () => fleet.upstream.requests['tools/call'] ?? 0;
 
@@ -89,7 +83,49 @@ describe.skipIf(unavailable !== undefined)('the idempotency cache across replica
   });
 });
 
+/**
+ * Requests from `workers` loops, as fast as they are answered, for `ms`: their statuses and
+ * how long it took.
+ */
+async function hammer(
+  send: () => Promise<number>,
+  options: { workers: number; ms: number },
+): Promise<{ statuses: number[]; seconds: number }> {
+  const statuses: number[] = [];
+  const started = Date.now();
+  const worker = async () => {
+    for (let i = 0; i < 1_000 && Date.now() - started < options.ms; i++) statuses.push(await send());
+  };
+  await Promise.all(Array.from({ length: options.workers }, worker));
+  return { statuses, seconds: (Date.now() - started) / 1000 };
+}
+
 describe.skipIf(unavailable !== undefined)('the rate limits across replicas', () => {
+  it('grant an address the configured rate through the balancer, within 10 %', async () => {
+    // No token: refused with 401 right after the address limit.
+    const { statuses, seconds } = await hammer(
+      () =>
+        fetch(`${fleet.balancer.origin}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      { workers: 8, ms: 5_000 },
+    );
+    const granted = statuses.filter((s) => s !== 429).length;
+    const expected = ADDRESS_BURST + ADDRESS_RATE * seconds;
+    console.log(
+      `${JSON.stringify(countBy(statuses))}: granted ${granted} of ${statuses.length} in ${seconds.toFixed(2)} s; configured ${expected.toFixed(0)}`,
+    );
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 429 && s !== 401)).toEqual([]);
+    expect(granted).toBeGreaterThanOrEqual(Math.floor(expected * 0.9));
+    expect(granted).toBeLessThanOrEqual(Math.ceil(expected * 1.1));
+  });
+
   it('grant a principal the configured rate through the balancer, within 10 %', async () => {
     // Plain requests of bob's (a sessionless POST: refused after the limits, with 400), eight
     // at a time, as fast as they are answered.
@@ -106,13 +142,7 @@ describe.skipIf(unavailable !== undefined)('the rate limits across replicas', ()
         await response.arrayBuffer();
         return response.status;
       });
-    const statuses: number[] = [];
-    const started = Date.now();
-    const worker = async () => {
-      for (let i = 0; i < 400 && Date.now() - started < 6_000; i++) statuses.push(await request());
-    };
-    await Promise.all(Array.from({ length: 8 }, worker));
-    const seconds = (Date.now() - started) / 1000;
+    const { statuses, seconds } = await hammer(request, { workers: 8, ms: 6_000 });
     const granted = statuses.filter((s) => s !== 429).length;
     const expected = PRINCIPAL_BURST + PRINCIPAL_RATE * seconds;
     console.log(

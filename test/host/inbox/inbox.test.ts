@@ -139,10 +139,54 @@ describe('Inbox', () => {
     expect(inbox.resolve('no-such-id', 'accept')).toBe(false);
     await expect(answer).resolves.toEqual({ action: 'decline', reason: 'user' });
 
-    const error = thrown(() => inbox.resolveOrThrow(item!.id, 'accept'));
-    expect(error.code).toBe('NOT_FOUND');
-    expect(error.message).toContain(item!.id);
-    expect(error.details.id).toBe(item!.id);
+    // A second answer is told it came too late, and how the item went; an unknown id, that nothing waits.
+    const late = thrown(() => inbox.resolveOrThrow(item!.id, 'accept'));
+    expect(late.code).toBe('ALREADY_ANSWERED');
+    expect(late.message).toContain(item!.id);
+    expect(late.message).toContain('declined by a person');
+    expect(inbox.ended(item!.id)?.outcome).toEqual({ action: 'decline', reason: 'user' });
+    const unknown = thrown(() => inbox.resolveOrThrow('no-such-id', 'accept'));
+    expect(unknown.code).toBe('NOT_FOUND');
+    expect(unknown.details.id).toBe('no-such-id');
+  });
+
+  it('remembers ended items for a while, and at most 500 of them', async () => {
+    const inbox = new Inbox({ timeoutMs: 1_000 });
+    const first = inbox.ask(approval());
+    const [item] = inbox.list();
+    vi.advanceTimersByTime(1_000);
+    await expect(first).resolves.toEqual({ action: 'decline', reason: 'timeout' });
+    expect(thrown(() => inbox.resolveOrThrow(item!.id, 'accept')).message).toContain('at its deadline');
+    for (let i = 0; i < 500; i++) {
+      void inbox.ask(approval());
+      inbox.resolve(inbox.list()[0]!.id, 'cancel');
+    }
+    expect(inbox.ended(item!.id)).toBeUndefined();
+    void inbox.ask(approval());
+    const [last] = inbox.list();
+    inbox.resolve(last!.id, 'accept');
+    vi.advanceTimersByTime(10 * 60_000 + 1);
+    expect(inbox.ended(last!.id)).toBeUndefined();
+    expect(thrown(() => inbox.resolveOrThrow(last!.id, 'accept')).code).toBe('NOT_FOUND');
+  });
+
+  it('counts front-ends of other processes, and tells them how many are attached here', () => {
+    const inbox = new Inbox();
+    const counts: number[] = [];
+    let elsewhere = false;
+    inbox.shareFrontEnds({ elsewhere: () => elsewhere, changed: (n) => counts.push(n) });
+    expect(inbox.hasFrontEnd()).toBe(false);
+    elsewhere = true;
+    expect(inbox.hasFrontEnd()).toBe(true);
+    elsewhere = false;
+    const frontEnd = () => undefined;
+    inbox.on('added', frontEnd);
+    expect(inbox.hasFrontEnd()).toBe(true);
+    // Observers of `queued` answer nothing: not front-ends.
+    inbox.on('queued', frontEnd);
+    inbox.off('added', frontEnd);
+    expect(inbox.hasFrontEnd()).toBe(false);
+    expect(counts).toEqual([1, 0]);
   });
 
   it('rejects an answer that is not accept, decline or cancel', () => {

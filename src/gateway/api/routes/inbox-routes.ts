@@ -1,20 +1,24 @@
 import type { z } from 'zod';
-import type { InboxItem } from '../../../host/inbox/inbox.js';
+import { alreadyAnswered, type InboxItem } from '../../../host/inbox/inbox.js';
 import { inboxItemJson } from '../../../host/inbox/inbox-item-json.js';
 import type { Principal } from '../../http/context.js';
 import { ApiProblem } from '../api-errors.js';
 import { apiInboxListSchema, apiInboxResolutionSchema, inboxAnswerBody } from '../api-schemas.js';
 import type { ApiInboxItem } from '../api-types.js';
+import type { DeskItem } from '../inbox-desk.js';
 import { type ApiDeps, type ApiRoute, defineRoute, json } from '../route.js';
 
 /**
  * `/api/inbox`: the approvals and elicitations waiting for a person, and answering one. An
  * accepted form is checked against the form's schema by the Inbox (400 when it does not fit,
- * the item left waiting); its content goes to the server that asked and nowhere else.
+ * the item left waiting); its content goes to the server that asked and nowhere else. With
+ * replicas, the items of every replica are listed, and an answer to another replica's item is
+ * relayed to it (inbox-desk.ts): that replica's Inbox takes the first answer; a later one,
+ * here or there, is refused with 409 ALREADY_ANSWERED.
  */
 
 /** The routes of `/api/inbox`. */
-export function inboxRoutes({ host }: ApiDeps): ApiRoute[] {
+export function inboxRoutes({ host, inbox }: ApiDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -22,7 +26,7 @@ export function inboxRoutes({ host }: ApiDeps): ApiRoute[] {
       tag: 'inbox',
       summary: 'List the pending approvals and elicitations',
       responses: { 200: { description: 'The items, oldest first.', schema: apiInboxListSchema } },
-      handle: async ({ caller }) => json({ items: visibleInbox(host.inbox.list(), caller.principal) }),
+      handle: async ({ caller }) => json({ items: visibleInbox(inbox.items(), caller.principal) }),
     }),
     defineRoute({
       method: 'POST',
@@ -32,10 +36,12 @@ export function inboxRoutes({ host }: ApiDeps): ApiRoute[] {
       params: { id: 'The item id.' },
       body: inboxAnswerBody,
       responses: { 200: { description: 'How the item was answered.', schema: apiInboxResolutionSchema } },
-      handle: async ({ params, body, caller }) => {
+      handle: async ({ ctx, params, body, caller }) => {
         const id = params.id!;
-        const item = host.inbox.get(id);
-        if (!item || !mayAnswer(item, caller.principal)) {
+        const found = inbox.find(id);
+        if (!found || !mayAnswer(found.item, caller.principal)) {
+          const ended = host.inbox.ended(id);
+          if (ended && mayAnswer(ended.item, caller.principal)) throw alreadyAnswered(id, ended.outcome);
           throw new ApiProblem(
             404,
             'NOT_FOUND',
@@ -43,7 +49,12 @@ export function inboxRoutes({ host }: ApiDeps): ApiRoute[] {
             { details: { id } },
           );
         }
-        checkAnswerFields(item, body);
+        checkAnswerFields(found.item, body);
+        if (found.replica !== undefined && inbox.relayAnswer) {
+          // Its call waits on another replica: that replica's Inbox takes the answer.
+          const text = ctx.body ? Buffer.from(ctx.body).toString('utf8') : '';
+          return inbox.relayAnswer(found, ctx.request, text, ctx.signal);
+        }
         const always = body.always === true;
         host.inbox.resolveOrThrow(id, body.action, body.content, { always });
         return json({ id, action: body.action, always });
@@ -78,8 +89,8 @@ export function checkAnswerFields(item: InboxItem, answer: z.output<typeof inbox
 }
 
 /** The items `principal` may see and answer, as the API shows them. */
-export function visibleInbox(items: readonly InboxItem[], principal: Principal): ApiInboxItem[] {
-  return items.filter((item) => mayAnswer(item, principal)).map(toApiInboxItem);
+export function visibleInbox(items: readonly DeskItem[], principal: Principal): ApiInboxItem[] {
+  return items.filter(({ item }) => mayAnswer(item, principal)).map(toApiInboxItem);
 }
 
 function mayAnswer(item: InboxItem, principal: Principal): boolean {
@@ -88,7 +99,8 @@ function mayAnswer(item: InboxItem, principal: Principal): boolean {
     : principal.allows(item.server);
 }
 
-function toApiInboxItem(item: InboxItem): ApiInboxItem {
+function toApiInboxItem({ item, replica }: DeskItem): ApiInboxItem {
   // The API's type spells the form schema as plain JSON; the fields are the same.
-  return inboxItemJson(item) as ApiInboxItem;
+  const shown = inboxItemJson(item) as ApiInboxItem;
+  return replica === undefined ? shown : { ...shown, replica };
 }

@@ -24,11 +24,11 @@ import { isConfigFileSource, serverFor, toApiServer, visibleServers } from '../s
 const NAME = { name: 'The server name.' };
 
 /** The routes of `/api/servers`. */
-export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
+export function serverRoutes({ host, replicas }: ApiDeps): ApiRoute[] {
   const current = (name: string): ApiServer => {
     const status = host.servers().find((s) => s.name === name);
     if (!status) throw new Error(`Server "${name}" vanished right after it was changed.`);
-    return toApiServer(status, host);
+    return toApiServer(status, host, replicas);
   };
   const toggle = (enabled: boolean) =>
     defineRoute({
@@ -54,7 +54,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
       tag: 'servers',
       summary: 'List the servers with their states',
       responses: { 200: { description: 'The servers the caller may see.', schema: apiServerListSchema } },
-      handle: async ({ caller }) => json({ servers: visibleServers(host, caller.principal) }),
+      handle: async ({ caller }) => json({ servers: visibleServers(host, caller.principal, replicas) }),
     }),
     defineRoute({
       method: 'POST',
@@ -94,7 +94,7 @@ export function serverRoutes({ host }: ApiDeps): ApiRoute[] {
         // so an entry read here and sent back with PUT keeps the server as it is.
         const now = config && { ...config, enabled: status.state !== 'disabled' };
         const entry = now ? entryOf(now, { reveal: caller.canManage }) : {};
-        return json({ ...toApiServer(status, host), entry });
+        return json({ ...toApiServer(status, host, replicas), entry });
       },
     }),
     defineRoute({

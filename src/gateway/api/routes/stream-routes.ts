@@ -13,7 +13,7 @@ import { visibleInbox } from './inbox-routes.js';
  * `id:`). Lists are whole lists, as the caller may see them, sent only when they differ from
  * the last one sent; changes of one moment are sent together, once.
  */
-export function streamRoutes({ host, feed, track }: ApiDeps): ApiRoute[] {
+export function streamRoutes({ host, feed, track, inbox, replicas }: ApiDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -34,8 +34,8 @@ export function streamRoutes({ host, feed, track }: ApiDeps): ApiRoute[] {
         const sendList = (kind: 'servers' | 'inbox') => {
           const data =
             kind === 'servers'
-              ? { servers: visibleServers(host, principal) }
-              : { items: visibleInbox(host.inbox.list(), principal) };
+              ? { servers: visibleServers(host, principal, replicas) }
+              : { items: visibleInbox(inbox.items(), principal) };
           const text = JSON.stringify(data);
           if (text === last[kind]) return;
           last[kind] = text;
