@@ -198,7 +198,9 @@ export async function upload(
     );
     const spent = { bytes: 0 };
     const put = async (from: string, to: string) => {
-      await pipeline(createReadStream(from), budget(settings, spent), sftp.createWriteStream(to), { signal });
+      await pipeline(createReadStream(from), budget(settings, spent), quiet(sftp.createWriteStream(to)), {
+        signal,
+      });
     };
     if (info.isFile()) {
       await remoteMkdirs(sftp, posix.dirname(destination));
@@ -260,7 +262,7 @@ export async function download(
       const part = `${to}.${randomBytes(4).toString('hex')}.part`;
       try {
         await pipeline(
-          sftp.createReadStream(from),
+          quiet(sftp.createReadStream(from)),
           budget(settings, spent),
           createWriteStream(part, { flags: 'wx' }),
           { signal },
@@ -315,4 +317,15 @@ export async function download(
     }
     return { destination, files, directories, bytes: spent.bytes, skipped: [...tree.skipped, ...unsafe] };
   });
+}
+
+/**
+ * An SFTP stream whose handle may still be closing when the session ends: that close can fail
+ * late ("No response from server"), after the pipeline has finished and stopped listening, and
+ * an 'error' nobody hears ends the process (the file tools met it: remote-fs.ts). Errors while
+ * the pipeline runs still reach it; only a late one is dropped.
+ */
+function quiet<T extends NodeJS.EventEmitter>(stream: T): T {
+  stream.on('error', () => undefined);
+  return stream;
 }
